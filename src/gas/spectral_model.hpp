@@ -1,0 +1,40 @@
+#pragma once
+// The one interface every spectral gas model implements (gray, Planck-mean, WSGG, SNBCK, SLW,
+// RCSLW, line-by-line). A model turns the nongray RTE into a sum of gray problems ("spectral
+// points" j):  s.grad I_j = kappa_j (a_j I_b(T) - I_j),  I = sum_j I_j,  with walls emitting
+// eps * a_j(T_wall) * I_b(T_wall). Units: kappa in 1/m, temperature in K, pressure in atm (the
+// case files' unit; convert at the edges), mole fractions dimensionless.
+#include <span>
+#include <string>
+
+namespace dgrte::gas {
+
+struct GasState {
+  double temperature = 0;  // K
+  double pressure = 1;     // total pressure, atm
+  double x_h2o = 0;        // mole fractions
+  double x_co2 = 0;
+  double x_co = 0;
+};
+
+class SpectralModel {
+ public:
+  virtual ~SpectralModel() = default;
+  virtual std::string name() const = 0;
+  virtual int num_spectral_points() const = 0;
+
+  // Sees the whole medium once before any evaluation: models for non-uniform media choose their
+  // reference state (SLW) or rank-correlate their gray gases (RCSLW) here.
+  virtual void prepare(std::span<const GasState> medium) { (void)medium; }
+
+  // kappa[i] = absorption coefficient [1/m] of spectral point j in the gas of states[i].
+  virtual void absorption(int j, std::span<const GasState> states, std::span<double> kappa) const = 0;
+
+  // a[i] = emission weight of spectral point j for a blackbody source at source_temperature[i]
+  // [K] in (or next to) the gas of states[i]; for the medium itself pass the gas temperature,
+  // for a wall the wall temperature. Weights of a complete model sum to 1 over j.
+  virtual void emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
+                               std::span<double> a) const = 0;
+};
+
+}  // namespace dgrte::gas

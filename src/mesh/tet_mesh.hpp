@@ -1,0 +1,68 @@
+#pragma once
+// Linear tetrahedral mesh with physical groups and face connectivity, read through the Gmsh SDK.
+//
+// Local face numbering of a tet with vertices (v0,v1,v2,v3) matches dg::ReferenceTet:
+// face 0 = (v0,v1,v2), face 1 = (v0,v1,v3), face 2 = (v1,v2,v3), face 3 = (v0,v2,v3).
+#include <array>
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace dgrte::mesh {
+
+using Vec3 = std::array<double, 3>;
+
+inline constexpr std::array<std::array<int, 3>, 4> kFaceVertices{{{0, 1, 2}, {0, 1, 3}, {1, 2, 3}, {0, 2, 3}}};
+
+struct PhysicalGroup {
+  int tag = 0;       // Gmsh physical tag
+  std::string name;  // Gmsh physical name ("" if unnamed; then shown as "#<tag>")
+  int dim = 0;       // 2 or 3
+};
+
+struct TetMesh {
+  std::string source;                   // file the mesh came from (for messages)
+  std::vector<Vec3> vertices;           // coordinates in metres
+  std::vector<std::array<int, 4>> tets; // 0-based vertex indices, positive orientation
+  std::vector<std::size_t> tet_tags;    // Gmsh element tag of each tet (for error messages)
+  std::vector<int> tet_group;           // index into volume_groups, -1 if in no volume group
+  std::vector<PhysicalGroup> volume_groups;
+  std::vector<PhysicalGroup> surface_groups;
+
+  // Connectivity, filled by build_connectivity():
+  // neighbour[e][f]: element across face f (-1 on the boundary);
+  // neighbour_face[e][f]: local face index of that face in the neighbour (-1 on the boundary);
+  // boundary_group[e][f]: surface group index of a boundary face (-1 for interior faces).
+  std::vector<std::array<int, 4>> neighbour;
+  std::vector<std::array<int, 4>> neighbour_face;
+  std::vector<std::array<int, 4>> boundary_group;
+
+  std::size_t num_elements() const { return tets.size(); }
+};
+
+// Reads a Gmsh .msh (2.2 or 4.1) file through the Gmsh SDK, validates it and builds connectivity.
+// Throws dgrte::InputError naming the file and the offending entity on any problem.
+TetMesh read_mesh(const std::filesystem::path& file);
+// Meshes a .geo file in 3-D through the Gmsh SDK with a target element size (m), then as read_mesh.
+TetMesh mesh_geo(const std::filesystem::path& geo_file, double size);
+
+// Face connectivity and boundary-group assignment (called by read_mesh; exposed for tests).
+// boundary_triangles: the surface triangles of each surface group (0-based vertex indices).
+void build_connectivity(TetMesh& mesh, const std::vector<std::vector<std::array<int, 3>>>& boundary_triangles);
+
+// Signed volume of element e (positive for a valid tet).
+double tet_volume(const TetMesh& mesh, std::size_t e);
+
+struct MeshQuality {
+  double total_volume = 0;
+  double min_volume = 0, max_volume = 0;
+  double min_edge = 0, max_edge = 0;
+  // radius ratio 3 r_in / r_circ (1 for the regular tet, 0 for a degenerate one)
+  double min_radius_ratio = 0, mean_radius_ratio = 0;
+  double min_dihedral_deg = 0, max_dihedral_deg = 0;
+  std::size_t boundary_faces = 0, interior_faces = 0;
+};
+MeshQuality mesh_quality(const TetMesh& mesh);
+
+}  // namespace dgrte::mesh
