@@ -9,7 +9,7 @@ PKGS=(
   petsc-dev
   libvtk9-dev
   libyaml-cpp-dev libfmt-dev libcli11-dev libmuparser-dev
-  libeigen3-dev
+  libeigen3-dev libnanoflann-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev
   python3-numpy python3-matplotlib
 )

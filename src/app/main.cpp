@@ -1,0 +1,35 @@
+// dgrte: discontinuous-Galerkin radiative transfer. Command-line entry point; every error is
+// caught here once and printed as one message. Exit codes: 0 success, 1 bad input, 2 usage,
+// 3 solver failure, 4 internal error.
+#include "app/commands.hpp"
+#include "common/error.hpp"
+#include "common/version.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+  CLI::App app{"dgrte — radiative transfer in 3-D participating media (nodal DG on tetrahedra)", "dgrte"};
+  app.set_version_flag("--version", std::string("dgrte ") + dgrte::kVersion);
+  app.require_subcommand(1);
+  dgrte::app::CommandLine cmd{argc, argv};
+  dgrte::app::add_run_command(app, cmd);
+  dgrte::app::add_mesh_info_command(app);
+  dgrte::app::add_extra_commands(app);
+  try {
+    app.parse(cmd.own_argc(), cmd.own_argv());
+    return cmd.exit_code;
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const dgrte::InputError& e) {
+    std::cerr << "dgrte: error: " << e.what() << "\n";
+    return 1;
+  } catch (const dgrte::SolverError& e) {
+    std::cerr << "dgrte: solver failed: " << e.what() << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "dgrte: internal error: " << e.what() << "\n(please report this with the case file)\n";
+    return 4;
+  }
+}

@@ -1,0 +1,21 @@
+#pragma once
+// `dgrte run`: one case file from mesh to outputs (solution.vtu, probes/*.csv, summary.json).
+#include <filesystem>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+namespace dgrte::app {
+
+struct RunOptions {
+  std::filesystem::path case_file;
+  std::optional<std::filesystem::path> output_directory;  // -o overrides output.directory
+  std::optional<bool> linear_vtk;                         // --linear
+  bool progress = false;                                  // progress line on a terminal
+  bool quiet = false;
+};
+
+// Runs the case and returns the summary that was written to summary.json.
+nlohmann::json run_case(const RunOptions& options);
+
+}  // namespace dgrte::app
