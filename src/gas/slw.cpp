@@ -1,0 +1,231 @@
+#include "gas/slw.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <numbers>
+#include <stdexcept>
+
+#include "common/error.hpp"
+
+namespace dgrte::gas {
+
+void gauss_legendre(int n, std::vector<double>& x, std::vector<double>& w) {
+  x.assign(n, 0.0);
+  w.assign(n, 0.0);
+  for (int i = 0; i < (n + 1) / 2; ++i) {
+    double z = std::cos(std::numbers::pi * (i + 0.75) / (n + 0.5));
+    double pp = 1;
+    for (int it = 0; it < 100; ++it) {
+      double p1 = 1, p2 = 0;
+      for (int k = 1; k <= n; ++k) {
+        const double p3 = p2;
+        p2 = p1;
+        p1 = ((2.0 * k - 1.0) * z * p2 - (k - 1.0) * p3) / k;
+      }
+      pp = n * (z * p1 - p2) / (z * z - 1.0);
+      const double dz = p1 / pp;
+      z -= dz;
+      if (std::abs(dz) < 1e-15) {
+        // refresh the derivative at the converged node
+        p1 = 1, p2 = 0;
+        for (int k = 1; k <= n; ++k) {
+          const double p3 = p2;
+          p2 = p1;
+          p1 = ((2.0 * k - 1.0) * z * p2 - (k - 1.0) * p3) / k;
+        }
+        pp = n * (z * p1 - p2) / (z * z - 1.0);
+        break;
+      }
+    }
+    x[i] = -z;
+    x[n - 1 - i] = z;
+    w[i] = w[n - 1 - i] = 2.0 / ((1.0 - z * z) * pp * pp);
+  }
+}
+
+SlwModel::SlwModel(std::shared_ptr<const Albdf> albdf, SlwOptions opt) : SlwModel(std::move(albdf), std::move(opt), false) {}
+
+SlwModel::SlwModel(const std::string& gasdata_dir, SlwOptions opt)
+    : SlwModel(std::make_shared<const Albdf>(Albdf::load_default(gasdata_dir, opt.source)), opt, false) {}
+
+RcslwModel::RcslwModel(const std::string& gasdata_dir, SlwOptions opt)
+    : SlwModel(std::make_shared<const Albdf>(Albdf::load_default(gasdata_dir, opt.source)), opt, true) {}
+
+SlwModel::SlwModel(std::shared_ptr<const Albdf> albdf, SlwOptions opt, bool rank_correlated)
+    : albdf_(std::move(albdf)), opt_(std::move(opt)), rc_(rank_correlated), n_(opt_.n_gray) {
+  const char* m = rc_ ? "rcslw" : "slw";
+  if (n_ < 1 || n_ > 200) throw InputError(fmt::format("model {}: gray_gases = {} must be in 1..200", m, n_));
+  if (!(opt_.c_min > 0) || !(opt_.c_max > opt_.c_min)) {
+    throw InputError(fmt::format("model {}: need 0 < c_min < c_max (got {}, {}) [m^2/mol]", m, opt_.c_min, opt_.c_max));
+  }
+  c_lo_ = opt_.c_min * 1e-6;
+  c_hi_ = opt_.c_max * 1e3;
+  if (opt_.reference) set_reference_state(*opt_.reference);
+}
+
+void SlwModel::set_reference_state(const GasState& ref) {
+  if (!(ref.temperature > 0) || !(ref.pressure > 0)) {
+    throw InputError(fmt::format("model {}: reference state needs T > 0 and P > 0", name()));
+  }
+  ref_ = ref;
+  have_ref_ = true;
+  fixed_ref_ = true;
+  build_grid();
+}
+
+void SlwModel::build_grid() {
+  const double tref = ref_.temperature;
+  const AlbdfEval e = albdf_->at(ref_, tref);
+  f_.assign(n_, 0.0);
+  ft_.assign(n_ + 1, 0.0);
+  if (!rc_) {
+    ct_ref_.resize(n_ + 1);
+    c_ref_.resize(n_);
+    for (int k = 0; k <= n_; ++k) ct_ref_[k] = opt_.c_min * std::pow(opt_.c_max / opt_.c_min, static_cast<double>(k) / n_);
+    for (int k = 1; k <= n_; ++k) c_ref_[k - 1] = std::sqrt(ct_ref_[k - 1] * ct_ref_[k]);
+    for (int k = 0; k <= n_; ++k) ft_[k] = e.f(ct_ref_[k]);
+    for (int k = 0; k < n_; ++k) f_[k] = e.f(c_ref_[k]);
+  } else {
+    const double fmin = e.f(opt_.c_min), fmax = e.f(opt_.c_max);
+    std::vector<double> x, w;
+    gauss_legendre(2 * n_, x, w);
+    ft_[0] = fmin;
+    double cum = 0;
+    for (int k = 1; k <= n_; ++k) {
+      const double xk = x[n_ + k - 1], wk = w[n_ + k - 1];
+      cum += wk;
+      f_[k - 1] = fmin + xk * (fmax - fmin);
+      ft_[k] = fmin + std::min(cum, 1.0) * (fmax - fmin);
+    }
+    ft_[n_] = fmax;
+  }
+  cache_index_.clear();
+  cache_.clear();
+}
+
+bool SlwModel::Key::operator==(const Key& o) const { return std::memcmp(v, o.v, sizeof v) == 0; }
+
+std::size_t SlwModel::KeyHash::operator()(const Key& k) const {
+  std::size_t h = 1469598103934665603ull;
+  for (double x : k.v) {
+    h ^= std::bit_cast<std::uint64_t>(x);
+    h *= 1099511628211ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+SlwModel::Key SlwModel::key_of(const GasState& s) { return Key{{s.temperature, s.pressure, s.x_h2o, s.x_co2, s.x_co}}; }
+
+void SlwModel::check_ready() const {
+  if (!have_ref_) {
+    throw std::logic_error(fmt::format("model {}: no reference state; call prepare() or set_reference_state() first", name()));
+  }
+}
+
+void SlwModel::prepare(std::span<const GasState> medium) {
+  if (!fixed_ref_) {
+    if (medium.empty()) return;
+    GasState avg{0, 0, 0, 0, 0};
+    for (const auto& s : medium) {
+      avg.temperature += s.temperature;
+      avg.pressure += s.pressure;
+      avg.x_h2o += s.x_h2o;
+      avg.x_co2 += s.x_co2;
+      avg.x_co += s.x_co;
+    }
+    const double inv = 1.0 / static_cast<double>(medium.size());
+    avg.temperature *= inv;
+    avg.pressure *= inv;
+    avg.x_h2o *= inv;
+    avg.x_co2 *= inv;
+    avg.x_co *= inv;
+    ref_ = avg;
+    have_ref_ = true;
+    build_grid();
+  } else {
+    cache_index_.clear();
+    cache_.clear();
+  }
+  // cache the local cross-sections of every distinct state
+  const std::size_t per = static_cast<std::size_t>(2 * n_ + 1);
+  std::vector<GasState> distinct;
+  std::unordered_map<Key, std::size_t, KeyHash> index;
+  for (const auto& s : medium) {
+    if (index.try_emplace(key_of(s), distinct.size()).second) distinct.push_back(s);
+    if (distinct.size() * per > opt_.cache_limit) return;  // too many: evaluate on the fly
+  }
+  std::vector<double> cache(distinct.size() * per);
+  const long nd = static_cast<long>(distinct.size());
+#pragma omp parallel for schedule(dynamic, 64)
+  for (long i = 0; i < nd; ++i) {
+    const GasState& s = distinct[static_cast<std::size_t>(i)];
+    const AlbdfEval e = albdf_->at(s, ref_.temperature);
+    double* c = cache.data() + static_cast<std::size_t>(i) * per;
+    for (int k = 0; k < n_; ++k) c[k] = e.inverse(f_[k], c_lo_, c_hi_);
+    for (int k = 0; k <= n_; ++k) c[n_ + k] = rc_ ? e.inverse(ft_[k], c_lo_, c_hi_) : 0.0;
+  }
+  cache_ = std::move(cache);
+  cache_index_ = std::move(index);
+}
+
+const double* SlwModel::cached(const GasState& s) const {
+  if (cache_index_.empty()) return nullptr;
+  const auto it = cache_index_.find(key_of(s));
+  if (it == cache_index_.end()) return nullptr;
+  return cache_.data() + it->second * static_cast<std::size_t>(2 * n_ + 1);
+}
+
+double SlwModel::local_c(int k, const GasState& s) const {
+  if (const double* c = cached(s)) return c[k - 1];
+  return albdf_->at(s, ref_.temperature).inverse(f_[k - 1], c_lo_, c_hi_);
+}
+
+double SlwModel::local_ct(int k, const GasState& s) const {
+  if (const double* c = cached(s)) return c[n_ + k];
+  return albdf_->at(s, ref_.temperature).inverse(ft_[k], c_lo_, c_hi_);
+}
+
+void SlwModel::absorption(int j, std::span<const GasState> states, std::span<double> kappa) const {
+  check_ready();
+  if (j == 0) {
+    std::fill(kappa.begin(), kappa.end(), 0.0);
+    return;
+  }
+  const long n = static_cast<long>(states.size());
+#pragma omp parallel for schedule(static) if (n > 4096)
+  for (long i = 0; i < n; ++i) {
+    const GasState& s = states[static_cast<std::size_t>(i)];
+    kappa[static_cast<std::size_t>(i)] = molar_concentration(s.pressure, s.temperature) * local_c(j, s);
+  }
+}
+
+void SlwModel::emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
+                               std::span<double> a) const {
+  check_ready();
+  const long n = static_cast<long>(states.size());
+#pragma omp parallel for schedule(static) if (n > 4096)
+  for (long i = 0; i < n; ++i) {
+    const std::size_t ii = static_cast<std::size_t>(i);
+    const double tb = source_temperature[ii];
+    if (!rc_) {
+      const AlbdfEval e = albdf_->at(ref_, tb);
+      const double hi = j == n_ ? 1.0 : e.f(ct_ref_[j]);
+      const double lo = j == 0 ? 0.0 : e.f(ct_ref_[j - 1]);
+      a[ii] = std::max(0.0, hi - lo);
+    } else {
+      const GasState& s = states[ii];
+      const AlbdfEval e = albdf_->at(s, tb);
+      const double hi = j == n_ ? 1.0 : e.f(local_ct(j, s));
+      const double lo = j == 0 ? 0.0 : e.f(local_ct(j - 1, s));
+      a[ii] = std::max(0.0, hi - lo);
+    }
+  }
+}
+
+}  // namespace dgrte::gas
