@@ -1,0 +1,131 @@
+// Case-file parsing: the documented shape is accepted; every kind of mistake is an error that
+// names the file, the key path and the line.
+#include "common/error.hpp"
+#include "io/case_file.hpp"
+
+#include <gtest/gtest.h>
+
+namespace dgrte::io {
+namespace {
+
+const char* kGood = R"(mesh:
+  file: cube.msh
+order: 3
+directions:
+  - [0.62402, 0.52802, 0.57602]
+  - [0, 0, 2]
+media:
+  "*":
+    kappa: "0.1"
+    Ib: "1 + x"
+    source: "sx * y"
+  core:
+    kappa: "0.5*z"
+    temperature: "1000"
+boundaries:
+  "*":
+    type: black
+    temperature: 300
+  inlet:
+    type: inflow
+    intensity: "sz * 2"
+solver:
+  method: bicgstab
+  preconditioner: block-jacobi
+  rtol: 1.0e-8
+  max_iterations: 100
+exact: "x + sx"
+output:
+  directory: results
+  vtk: false
+  probes:
+    - {name: centreline, from: [-1, 0, 0], to: [1, 0, 0], points: 11}
+)";
+
+TEST(CaseFile, ParsesTheDocumentedShape) {
+  const auto c = parse_case(kGood, "dir/case.yaml");
+  EXPECT_EQ(c.mesh.file, std::filesystem::path("dir/cube.msh"));
+  EXPECT_EQ(c.order, 3);
+  ASSERT_EQ(c.directions.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.directions[1][2], 1.0);  // normalised
+  EXPECT_EQ(c.warnings.size(), 2u);          // both directions were off by more than 1e-12
+  ASSERT_EQ(c.media.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.media[0].kappa(std::array<double, 3>{0, 0, 0}), 0.1);
+  EXPECT_DOUBLE_EQ((*c.media[0].blackbody_intensity)(std::array<double, 3>{2, 0, 0}), 3.0);
+  EXPECT_DOUBLE_EQ(c.media[0].source(std::array<double, 3>{0, 4, 0}, std::array<double, 3>{0.5, 0, 0}), 2.0);
+  EXPECT_TRUE(c.media[1].temperature.has_value());
+  EXPECT_EQ(c.boundaries[1].type, BoundaryType::inflow);
+  EXPECT_DOUBLE_EQ(c.boundaries[0].temperature, 300);
+  EXPECT_EQ(c.solver.preconditioner, Preconditioner::block_jacobi);
+  EXPECT_DOUBLE_EQ(c.solver.rtol, 1e-8);
+  EXPECT_EQ(c.output.probes.at(0).points, 11);
+  EXPECT_FALSE(c.output.vtk);
+  EXPECT_DOUBLE_EQ((*c.exact)(std::array<double, 3>{1, 0, 0}, std::array<double, 3>{0.25, 0, 0}), 1.25);
+}
+
+TEST(CaseFile, PiAndSigmaAreDefined) {
+  Expression e("pi + sigma*1e8", kSpaceVars, "test");
+  EXPECT_NEAR(e(std::array<double, 3>{0, 0, 0}), 3.14159265358979 + 5.670374419, 1e-9);
+}
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_case(yaml, "bad.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto pos = s.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  return s.replace(pos, from.size(), to);
+}
+
+struct BadCase {
+  std::string from, to;
+  std::vector<std::string> expect;  // substrings of the message
+};
+
+class CaseFileErrors : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(CaseFileErrors, NameTheKeyAndLine) {
+  const auto& b = GetParam();
+  const auto msg = error_of(replace(kGood, b.from, b.to));
+  ASSERT_FALSE(msg.empty()) << "no error for " << b.to;
+  EXPECT_NE(msg.find("bad.yaml"), std::string::npos) << msg;
+  for (const auto& e : b.expect) EXPECT_NE(msg.find(e), std::string::npos) << "'" << e << "' not in: " << msg;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, CaseFileErrors,
+    ::testing::Values(BadCase{"order: 3", "order: 3\nsolverr: {}", {"unknown key 'solverr'", "line 4"}},
+                      BadCase{"kappa: \"0.1\"", "kapa: \"0.1\"", {"media.*.kapa", "unknown key", "line 9"}},
+                      BadCase{"order: 3", "order: three", {"order", "an integer"}},
+                      BadCase{"order: 3", "order: 9", {"order", "1..8"}},
+                      BadCase{"Ib: \"1 + x\"", "Ib: \"1 + \"", {"media.*.Ib", "line 10", "cannot use expression"}},
+                      BadCase{"Ib: \"1 + x\"", "Ib: \"1 + sx\"", {"media.*.Ib", "variables allowed here: x, y, z"}},
+                      BadCase{"[0, 0, 2]", "[0, 0]", {"directions[1]", "three numbers"}},
+                      BadCase{"[0, 0, 2]", "[0, 0, 0]", {"directions[1]", "zero length"}},
+                      BadCase{"type: black", "type: grey", {"boundaries.*.type", "unknown boundary type 'grey'"}},
+                      BadCase{"    intensity: \"sz * 2\"", "", {"boundaries.inlet", "needs 'intensity'"}},
+                      BadCase{"preconditioner: block-jacobi", "preconditioner: ilu", {"solver.preconditioner", "ilu"}},
+                      BadCase{"rtol: 1.0e-8", "rtol: 2", {"solver.rtol", "(0, 1)"}},
+                      BadCase{"    Ib: \"1 + x\"\n", "", {"media.*", "missing 'Ib'"}},
+                      BadCase{"points: 11", "points: 0", {"output.probes[0].points"}},
+                      BadCase{"vtk: false", "vtk: maybe", {"output.vtk", "true or false"}},
+                      BadCase{"  file: cube.msh", "  file: cube.msh\n  size: 1", {"mesh.size", "'geo' only"}},
+                      BadCase{"directions:", "directions: [", {"not valid YAML", "line"}}));
+
+TEST(CaseFile, MissingFileIsAClearError) {
+  try {
+    read_case("/nonexistent/case.yaml");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/case.yaml"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace dgrte::io
