@@ -45,10 +45,18 @@ struct TetMesh {
 // Throws dgrte::InputError naming the file and the offending entity on any problem.
 TetMesh read_mesh(const std::filesystem::path& file);
 // Meshes a .geo file in 3-D through the Gmsh SDK with a target element size (m), then as read_mesh.
+// `size` sets Mesh.MeshSizeMax and alone controls the size (point sizes and curvature are ignored).
 TetMesh mesh_geo(const std::filesystem::path& geo_file, double size);
+// Both initialize and finalize Gmsh around the call (serialized by a process-wide mutex), so they
+// must not be called while the caller itself holds an initialized Gmsh API session.
 
 // Face connectivity and boundary-group assignment (called by read_mesh; exposed for tests).
-// boundary_triangles: the surface triangles of each surface group (0-based vertex indices).
+// boundary_triangles: the surface triangles of each surface group (0-based vertex indices);
+// boundary_triangles[g] belongs to surface_groups[g]. Triangles that are not boundary faces
+// (internal surfaces) are ignored. Boundary faces matched by no triangle keep boundary_group -1
+// (read_mesh/mesh_geo reject such meshes; a hand-built mesh may keep them).
+// Throws InputError for a face shared by more than two tets, two tets overlapping across a face
+// (e.g. duplicated elements; tets must be positively oriented), or a boundary face in two groups.
 void build_connectivity(TetMesh& mesh, const std::vector<std::vector<std::array<int, 3>>>& boundary_triangles);
 
 // Signed volume of element e (positive for a valid tet).
@@ -61,7 +69,7 @@ struct MeshQuality {
   // radius ratio 3 r_in / r_circ (1 for the regular tet, 0 for a degenerate one)
   double min_radius_ratio = 0, mean_radius_ratio = 0;
   double min_dihedral_deg = 0, max_dihedral_deg = 0;
-  std::size_t boundary_faces = 0, interior_faces = 0;
+  std::size_t boundary_faces = 0, interior_faces = 0;  // counted only if connectivity is built
 };
 MeshQuality mesh_quality(const TetMesh& mesh);
 
