@@ -35,6 +35,13 @@ class SpectralModel {
   // for a wall the wall temperature. Weights of a complete model sum to 1 over j.
   virtual void emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
                                std::span<double> a) const = 0;
+
+  // Optional, for models with a wavenumber axis (line-by-line; SNB band means): kappa[i] [1/m] of
+  // the gas in `state` at wavenumbers[i] [cm^-1]. Returns false when the model has no spectrum.
+  virtual bool spectrum(const GasState& state, std::span<const double> wavenumbers, std::span<double> kappa) const {
+    (void)state, (void)wavenumbers, (void)kappa;
+    return false;
+  }
 };
 
 }  // namespace dgrte::gas

@@ -1,0 +1,248 @@
+#include "gas/gas_cli.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "common/error.hpp"
+#include "gas/gray_models.hpp"
+#include "gas/model_factory.hpp"
+#include "gas/slab.hpp"
+
+namespace dgrte::gas {
+
+namespace {
+
+struct StateOptions {
+  double T = 1000, P = 1, xh2o = 0, xco2 = 0, xco = 0, L = 1;
+  std::string model;
+  std::vector<std::string> model_options;
+  std::string gasdata;
+  bool json = false;
+  GasState state() const { return GasState{T, P, xh2o, xco2, xco}; }
+};
+
+void add_state_options(CLI::App* c, StateOptions& o, const std::string& default_model, bool with_length) {
+  o.model = default_model;
+  c->add_option("--T", o.T, "gas temperature [K]")->capture_default_str();
+  c->add_option("--P", o.P, "total pressure [atm]")->capture_default_str();
+  c->add_option("--xh2o", o.xh2o, "H2O mole fraction")->capture_default_str();
+  c->add_option("--xco2", o.xco2, "CO2 mole fraction")->capture_default_str();
+  c->add_option("--xco", o.xco, "CO mole fraction")->capture_default_str();
+  if (with_length) c->add_option("--L", o.L, "path length [m]")->capture_default_str();
+  c->add_option("--model", o.model, "model type: gray, planck-mean, wsgg, snb, snbck (slw, rcslw, lbl when built)")
+      ->capture_default_str();
+  c->add_option("--model-option", o.model_options, "model option KEY=VALUE (repeatable), e.g. correlation=smith1982");
+  c->add_option("--gasdata", o.gasdata, "gas data directory (default: $DGRTE_GASDATA, then the built-in path)");
+  c->add_flag("--json", o.json, "print JSON instead of text");
+}
+
+void check_state(const StateOptions& o) {
+  validate_state(o.state(), "gas state (--T, --P, --xh2o, --xco2, --xco)");
+  if (!(o.L > 0)) throw InputError(fmt::format("--L = {}: the path length must be positive (m)", o.L));
+}
+
+// eps = sum_j a_j (1 - exp(-kappa_j L)) for k-models; band sum for SNB.
+double path_emissivity(const LoadedModel& m, const GasState& s, double L) {
+  if (m.snb) return m.snb->emissivity(s, L);
+  const auto& sm = *m.spectral;
+  double e = 0, k, a;
+  const double t = s.temperature;
+  for (int j = 0; j < sm.num_spectral_points(); ++j) {
+    sm.absorption(j, std::span<const GasState>(&s, 1), std::span<double>(&k, 1));
+    sm.emission_weight(j, std::span<const GasState>(&s, 1), std::span<const double>(&t, 1), std::span<double>(&a, 1));
+    e += a * -std::expm1(-k * L);
+  }
+  return e;
+}
+
+std::string state_json(const GasState& s) {
+  return fmt::format("{{\"T\": {}, \"P\": {}, \"x_h2o\": {}, \"x_co2\": {}, \"x_co\": {}}}", s.temperature, s.pressure, s.x_h2o,
+                     s.x_co2, s.x_co);
+}
+
+void cmd_emissivity(const StateOptions& o) {
+  check_state(o);
+  const auto s = o.state();
+  auto m = make_model(o.model, o.model_options, o.gasdata, std::span<const GasState>(&s, 1));
+  const double e = path_emissivity(m, s, o.L);
+  if (o.json)
+    std::cout << fmt::format("{{\"model\": \"{}\", \"state\": {}, \"L\": {}, \"emissivity\": {:.8g}}}\n", m.name(), state_json(s),
+                             o.L, e);
+  else
+    std::cout << fmt::format("model {}: total emissivity {:.6f} (T = {} K, P = {} atm, x_H2O = {}, x_CO2 = {}, x_CO = {}, L = {} m)\n",
+                             m.name(), e, s.temperature, s.pressure, s.x_h2o, s.x_co2, s.x_co, o.L);
+}
+
+void cmd_planck_mean(const StateOptions& o) {
+  check_state(o);
+  const auto s = o.state();
+  PlanckMeanModel radcal;
+  const double kp_fit = radcal.kappa(s);
+  double kp_model = kp_fit;
+  std::string name = "planck-mean";
+  if (o.model != "planck-mean") {
+    auto m = make_model(o.model, o.model_options, o.gasdata, std::span<const GasState>(&s, 1));
+    name = m.name();
+    if (m.snb) {  // sum over bands of kbar x P E_bnu dnu / sigma T^4
+      const auto& d = m.snb->data();
+      const auto ti = d.t_index(s.temperature);
+      const double xs[3] = {s.x_h2o, s.x_co2, s.x_co};
+      double sum = 0;
+      for (int b : m.snb->bands())
+        for (int sp : m.snb->species()) {
+          const int sb = d.species_band(sp, b);
+          if (sb >= 0) sum += d.kbar(sp, sb, ti) * xs[sp] * s.pressure * planck_emissive_power(d.band_center(b), s.temperature);
+        }
+      kp_model = 100.0 * sum * SnbData::band_width() / (kSigma * std::pow(s.temperature, 4));
+    } else {
+      kp_model = 0;
+      double k, a;
+      const double t = s.temperature;
+      for (int j = 0; j < m.spectral->num_spectral_points(); ++j) {
+        m.spectral->absorption(j, std::span<const GasState>(&s, 1), std::span<double>(&k, 1));
+        m.spectral->emission_weight(j, std::span<const GasState>(&s, 1), std::span<const double>(&t, 1), std::span<double>(&a, 1));
+        kp_model += a * k;
+      }
+    }
+  }
+  if (o.json)
+    std::cout << fmt::format("{{\"model\": \"{}\", \"state\": {}, \"kappa_planck\": {:.8g}, \"kappa_planck_radcal_fit\": {:.8g}}}\n",
+                             name, state_json(s), kp_model, kp_fit);
+  else {
+    std::cout << fmt::format("Planck-mean absorption coefficient: {:.6g} 1/m ({})\n", kp_model, name);
+    if (name != "planck-mean") std::cout << fmt::format("RADCAL polynomial fit:              {:.6g} 1/m\n", kp_fit);
+  }
+}
+
+void cmd_kdistribution(const StateOptions& o) {
+  check_state(o);
+  const auto s0 = o.state();
+  auto m = make_model(o.model, o.model_options, o.gasdata, std::span<const GasState>(&s0, 1));
+  if (!m.spectral)
+    throw InputError(fmt::format("--model {}: not a k-distribution (sum of gray gases) model; use gray, planck-mean, wsgg, snbck "
+                                 "(slw, rcslw when built)",
+                                 o.model));
+  const auto s = o.state();
+  const double t = s.temperature;
+  const int n = m.spectral->num_spectral_points();
+  std::vector<double> k(n), a(n);
+  for (int j = 0; j < n; ++j) {
+    m.spectral->absorption(j, std::span<const GasState>(&s, 1), std::span<double>(&k[j], 1));
+    m.spectral->emission_weight(j, std::span<const GasState>(&s, 1), std::span<const double>(&t, 1), std::span<double>(&a[j], 1));
+  }
+  if (o.json) {
+    std::cout << fmt::format("{{\"model\": \"{}\", \"state\": {}, \"spectral_points\": {},\n \"kappa\": [", m.name(), state_json(s), n);
+    for (int j = 0; j < n; ++j) std::cout << (j ? ", " : "") << fmt::format("{:.8g}", k[j]);
+    std::cout << "],\n \"weight\": [";
+    for (int j = 0; j < n; ++j) std::cout << (j ? ", " : "") << fmt::format("{:.8g}", a[j]);
+    std::cout << "]}\n";
+  } else {
+    std::cout << "j,kappa_per_m,weight\n";
+    for (int j = 0; j < n; ++j) std::cout << fmt::format("{},{:.8g},{:.8g}\n", j, k[j], a[j]);
+  }
+}
+
+struct SpectrumOptions {
+  double numin = 50, numax = 10000, dnu = 25;
+  std::string output;
+};
+
+void cmd_spectrum(const StateOptions& o, const SpectrumOptions& so) {
+  check_state(o);
+  if (!(so.dnu > 0) || !(so.numax > so.numin) || !(so.numin >= 0))
+    throw InputError(fmt::format("--numin {} --numax {} --dnu {}: need 0 <= numin < numax and dnu > 0 (cm^-1)", so.numin, so.numax, so.dnu));
+  const long n = static_cast<long>(std::floor((so.numax - so.numin) / so.dnu + 1e-9)) + 1;
+  if (n > 50'000'000) throw InputError(fmt::format("--dnu {}: {} points are too many; use a larger step", so.dnu, n));
+  const auto s = o.state();
+  auto m = make_model(o.model, o.model_options, o.gasdata, std::span<const GasState>(&s, 1));
+  std::vector<double> nu(n), k(n, 0.0);
+  for (long i = 0; i < n; ++i) nu[i] = so.numin + so.dnu * i;
+  bool ok = false;
+  if (m.spectral) ok = m.spectral->spectrum(s, nu, k);
+  else if (m.snb) {
+    const auto& d = m.snb->data();
+    const auto ti = d.t_index(s.temperature);
+    const double xs[3] = {s.x_h2o, s.x_co2, s.x_co};
+    for (long i = 0; i < n; ++i) {
+      const long b = std::lround((nu[i] - d.band_center(0)) / SnbData::band_width());
+      if (b < 0 || b >= d.num_bands()) continue;
+      for (int sp : m.snb->species()) {
+        const int sb = d.species_band(sp, static_cast<int>(b));
+        if (sb >= 0) k[i] += 100.0 * d.kbar(sp, sb, ti) * xs[sp] * s.pressure;
+      }
+    }
+    ok = true;
+  }
+  if (!ok)
+    throw InputError(fmt::format("--model {}: this model has no wavenumber axis; use --model lbl (line-by-line) or snb/snbck "
+                                 "(narrow-band means)",
+                                 o.model));
+  std::ostream* out = &std::cout;
+  std::ofstream f;
+  if (!so.output.empty()) {
+    f.open(so.output);
+    if (!f) throw InputError(fmt::format("--output {}: cannot write the file", so.output));
+    out = &f;
+  }
+  if (o.json) {
+    *out << fmt::format("{{\"model\": \"{}\", \"state\": {}, \"wavenumber\": [", m.name(), state_json(s));
+    for (long i = 0; i < n; ++i) *out << (i ? ", " : "") << fmt::format("{:.10g}", nu[i]);
+    *out << "], \"kappa\": [";
+    for (long i = 0; i < n; ++i) *out << (i ? ", " : "") << fmt::format("{:.8g}", k[i]);
+    *out << "]}\n";
+  } else {
+    *out << "wavenumber_per_cm,kappa_per_m\n";
+    for (long i = 0; i < n; ++i) *out << fmt::format("{:.10g},{:.8g}\n", nu[i], k[i]);
+  }
+}
+
+}  // namespace
+
+void add_gas_commands(CLI::App& app) {
+  auto* gas = app.add_subcommand("gas", "gas radiative properties: emissivity, Planck mean, k-distribution, spectrum");
+  gas->require_subcommand(1);
+
+  auto emis = std::make_shared<StateOptions>();
+  auto* ce = gas->add_subcommand("emissivity", "total emissivity of a homogeneous isothermal path");
+  add_state_options(ce, *emis, "snbck", true);
+  ce->callback([emis] { cmd_emissivity(*emis); });
+
+  auto pm = std::make_shared<StateOptions>();
+  auto* cp = gas->add_subcommand("planck-mean", "Planck-mean absorption coefficient (RADCAL fit, or of --model)");
+  add_state_options(cp, *pm, "planck-mean", false);
+  cp->callback([pm] { cmd_planck_mean(*pm); });
+
+  auto kd = std::make_shared<StateOptions>();
+  auto* ck = gas->add_subcommand("kdistribution", "absorption coefficients and weights of every spectral point (CSV)");
+  add_state_options(ck, *kd, "snbck", false);
+  ck->callback([kd] { cmd_kdistribution(*kd); });
+
+  auto sp = std::make_shared<StateOptions>();
+  auto spo = std::make_shared<SpectrumOptions>();
+  auto* cs = gas->add_subcommand("spectrum", "spectral absorption coefficient kappa(nu) to CSV (lbl; snb/snbck band means)");
+  add_state_options(cs, *sp, "lbl", false);
+  cs->add_option("--numin", spo->numin, "first wavenumber [cm^-1]")->capture_default_str();
+  cs->add_option("--numax", spo->numax, "last wavenumber [cm^-1]")->capture_default_str();
+  cs->add_option("--dnu", spo->dnu, "wavenumber step [cm^-1]")->capture_default_str();
+  cs->add_option("-o,--output", spo->output, "CSV file (default: stdout)");
+  cs->callback([sp, spo] { cmd_spectrum(*sp, *spo); });
+
+  auto slab_file = std::make_shared<std::string>();
+  auto slab_out = std::make_shared<std::string>();
+  auto* cl = app.add_subcommand("slab", "exact 1-D nongray solver for a plane-parallel gas slab (writes slab.csv, summary.json)");
+  cl->add_option("case", *slab_file, "case file (YAML)")->required();
+  cl->add_option("-o,--output", *slab_out, "output directory (overrides output.directory)");
+  cl->callback([slab_file, slab_out] {
+    auto c = read_slab_case(*slab_file);
+    const std::string dir = slab_out->empty() ? c.output_directory : *slab_out;
+    auto r = solve_slab(c);
+    write_slab_output(c, r, dir);
+    std::cout << fmt::format("slab: model {} ({} spectral points), q(0) = {:.6g} W/m^2, q(L) = {:.6g} W/m^2, {:.3f} s -> {}\n", r.model,
+                             r.spectral_points, r.q_left, r.q_right, r.time_total, dir);
+  });
+}
+
+}  // namespace dgrte::gas

@@ -1,0 +1,79 @@
+#pragma once
+// Shared pieces of the gas library: physical constants, Planck functions, locating the data
+// directory, reading numeric data files with line numbers, state validation, one-time warnings.
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gas/spectral_model.hpp"
+
+namespace dgrte::gas {
+
+inline constexpr double kPi = 3.14159265358979323846;
+inline constexpr double kSigma = 5.670374419e-8;   // W/(m^2 K^4)
+inline constexpr double kC2 = 1.4387769;           // second radiation constant, cm K
+inline constexpr double kC1nu = 3.741771852e-8;    // 2 pi h c^2 for E_b,nu in W/(m^2 cm^-1) with nu in cm^-1
+inline constexpr double kAtm = 101325.0;            // Pa
+
+// Spectral blackbody emissive power E_b,nu [W/(m^2 cm^-1)] at wavenumber nu [cm^-1].
+double planck_emissive_power(double nu, double temperature);
+// Fraction of sigma T^4 emitted between wavenumbers 0 and nu [cm^-1] (exact series).
+double planck_fraction_below(double nu, double temperature);
+// Fraction of sigma T^4 emitted in [nu_lo, nu_hi].
+inline double planck_band_fraction(double nu_lo, double nu_hi, double temperature) {
+  return planck_fraction_below(nu_hi, temperature) - planck_fraction_below(nu_lo, temperature);
+}
+
+// The gas data directory: `explicit_dir` if non-empty, else $DGRTE_GASDATA, else the compile-time
+// DGRTE_GASDATA_DIR. Throws InputError if it does not exist.
+std::filesystem::path gasdata_directory(const std::string& explicit_dir = {});
+// `relative` inside the data directory; throws InputError naming the file and how to fix it.
+std::filesystem::path gasdata_file(const std::filesystem::path& dir, const std::string& relative);
+
+// A numeric table row read from a text file, with its 1-based line number.
+struct DataRow {
+  int line = 0;
+  std::vector<std::string> fields;
+};
+// Reads a text file: skips blank lines and lines starting with '#'; splits on `separator`
+// (',' for CSV; ' ' = any whitespace). Throws InputError if unreadable.
+std::vector<DataRow> read_data_rows(const std::filesystem::path& file, char separator);
+// Parses a number (accepts Fortran D exponents); throws InputError "FILE:LINE: ..." if malformed.
+double parse_number(std::string_view text, const std::filesystem::path& file, int line, std::string_view what);
+// All numbers of a whitespace-separated file as a flat stream (Fortran D exponents accepted).
+std::vector<double> read_number_stream(const std::filesystem::path& file);
+
+// Checks a gas state: finite T > 0, P > 0, mole fractions in [0, 1] with sum <= 1 (+1e-9).
+// Throws InputError mentioning `where`.
+void validate_state(const GasState& s, const std::string& where);
+
+// Prints a warning to stderr once per flag.
+void warn_once(std::atomic<bool>& flag, const std::string& message);
+
+// Temperature range handling of a model: clamps into [lo, hi]; when out of range and `strict`,
+// throws InputError, else warns once (stderr) that the value was clamped.
+struct TemperatureRange {
+  double lo = 0, hi = 1e9;
+  bool strict = false;
+  std::string model;
+  mutable std::atomic<bool> warned{false};
+  TemperatureRange() = default;
+  TemperatureRange(double l, double h, std::string m) : lo(l), hi(h), model(std::move(m)) {}
+  TemperatureRange(const TemperatureRange& o) : lo(o.lo), hi(o.hi), strict(o.strict), model(o.model) {}
+  TemperatureRange& operator=(const TemperatureRange& o) {
+    lo = o.lo; hi = o.hi; strict = o.strict; model = o.model;
+    return *this;
+  }
+  double clamp(double t) const {
+    if (t >= lo && t <= hi) return t;
+    out_of_range(t);
+    return t < lo ? lo : hi;
+  }
+
+ private:
+  void out_of_range(double t) const;
+};
+
+}  // namespace dgrte::gas

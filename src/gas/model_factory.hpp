@@ -1,0 +1,48 @@
+#pragma once
+// Builds a gas model from the `model:` section of a case file (or from CLI options). Every option
+// has a default; unknown keys are errors naming the key path. Other model families (SLW, RCSLW,
+// LBL) plug in through register_model_type() / the builtin table in model_factory.cpp.
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gas/snb.hpp"
+#include "gas/spectral_model.hpp"
+#include "gas/yaml_options.hpp"
+
+namespace dgrte::gas {
+
+struct LoadedModel {
+  std::string type;                          // the `type:` key (gray, planck-mean, wsgg, snb, snbck, ...)
+  std::unique_ptr<SpectralModel> spectral;   // every k-type model (sum of gray gases)
+  std::unique_ptr<SnbModel> snb;             // only type snb (transmissivity model)
+  int snb_slab_points = 101;                 // snb: nodes of the slab solver's transmissivity grid
+  std::string name() const { return spectral ? spectral->name() : snb ? snb->name() : type; }
+};
+
+// What a factory may use besides its options: the data directory and, when known, the states of
+// the medium the model will be used for (e.g. to drop species absent everywhere).
+struct ModelContext {
+  std::filesystem::path gasdata;
+  std::span<const GasState> medium;
+};
+// A factory reads its options from `opts` (it must read or allow() every key it accepts; the
+// caller reports the rest as unknown).
+using ModelFactory = std::function<LoadedModel(YamlMap& opts, const ModelContext& context)>;
+// Adds or replaces a model type.
+void register_model_type(const std::string& type, ModelFactory factory, std::string description = {});
+// The registered types with their one-line descriptions.
+std::vector<std::pair<std::string, std::string>> model_types();
+
+// `section` is the model map (key path e.g. "model"); `gasdata_override` empty = default search.
+// `medium` (optional): the states the model will see.
+LoadedModel make_model(YamlMap& section, const std::string& gasdata_override = {},
+                       std::span<const GasState> medium = {});
+// CLI form: type and key=value options (values parsed as YAML scalars / flow lists).
+LoadedModel make_model(const std::string& type, const std::vector<std::string>& key_values,
+                       const std::string& gasdata_override = {}, std::span<const GasState> medium = {});
+
+}  // namespace dgrte::gas

@@ -1,0 +1,279 @@
+// Gray / Planck-mean / WSGG / SNB / SNBCK against gasdata/REFERENCE_VALUES.md.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.hpp"
+#include "gas/gray_models.hpp"
+#include "gas/model_factory.hpp"
+#include "gas/snb.hpp"
+#include "gas/snbck.hpp"
+#include "gas/wsgg.hpp"
+#include "gas_test_util.hpp"
+
+using namespace dgrte::gas;
+
+namespace {
+double path_emissivity(const SpectralModel& m, const GasState& s, double L) {
+  double e = 0, k, a;
+  const double t = s.temperature;
+  for (int j = 0; j < m.num_spectral_points(); ++j) {
+    m.absorption(j, std::span<const GasState>(&s, 1), std::span<double>(&k, 1));
+    m.emission_weight(j, std::span<const GasState>(&s, 1), std::span<const double>(&t, 1), std::span<double>(&a, 1));
+    e += a * (1 - std::exp(-k * L));
+  }
+  return e;
+}
+double weight_sum(const SpectralModel& m, const GasState& s, double t) {
+  double sum = 0, a;
+  for (int j = 0; j < m.num_spectral_points(); ++j) {
+    m.emission_weight(j, std::span<const GasState>(&s, 1), std::span<const double>(&t, 1), std::span<double>(&a, 1));
+    sum += a;
+  }
+  return sum;
+}
+const std::filesystem::path kData = gastest::gasdata_dir();
+}  // namespace
+
+TEST(GasCommon, PlanckFractionMatchesIntegral) {
+  // sum of E_b,nu over a fine grid vs the series fraction
+  for (double t : {300.0, 1000.0, 2500.0}) {
+    double s = 0;
+    const double dnu = 0.5;
+    for (double nu = dnu / 2; nu < 4000; nu += dnu) s += planck_emissive_power(nu, t) * dnu;
+    EXPECT_NEAR(s / (kSigma * std::pow(t, 4)), planck_fraction_below(4000, t), 1e-6) << t;
+  }
+  EXPECT_NEAR(planck_fraction_below(1e6, 1000), 1.0, 1e-12);
+}
+
+TEST(PlanckMean, RadcalFitTable) {
+  struct Row { double t, h2o, co2, co; };
+  const Row rows[] = {{300, 52.997, 24.292, 0.6963}, {500, 19.413, 32.540, 3.4300}, {1000, 5.5755, 27.374, 2.4228},
+                      {1500, 2.4173, 12.284, 0.9793}, {2000, 1.2182, 5.5423, 0.4282}, {2500, 0.6472, 2.9398, 0.1959}};
+  for (const auto& r : rows) {
+    EXPECT_NEAR(planck_mean_h2o(r.t), r.h2o, 6e-5 * r.h2o) << r.t;
+    EXPECT_NEAR(planck_mean_co2(r.t), r.co2, 6e-5 * r.co2) << r.t;
+    EXPECT_NEAR(planck_mean_co(r.t), r.co, 6e-5 * r.co + 1e-4) << r.t;
+  }
+  // the model path reproduces the fit exactly: kappa = P sum x_k a_k
+  PlanckMeanModel m;
+  GasState s{1500, 2.0, 0.2, 0.1, 0.05};
+  double k;
+  m.absorption(0, std::span<const GasState>(&s, 1), std::span<double>(&k, 1));
+  const double ref = 2.0 * (0.2 * planck_mean_h2o(1500) + 0.1 * planck_mean_co2(1500) + 0.05 * planck_mean_co(1500));
+  EXPECT_NEAR(k, ref, 1e-10 * ref);
+}
+
+TEST(PlanckMean, ClampsWithWarningOrThrowsWhenStrict) {
+  PlanckMeanModel m;
+  GasState s{3000, 1, 0.1, 0, 0};
+  EXPECT_NEAR(m.kappa(s), 0.1 * planck_mean_h2o(2500), 1e-12);
+  PlanckMeanModel strict(true);
+  EXPECT_THROW(strict.kappa(s), dgrte::InputError);
+}
+
+TEST(Gray, ConstantAndExpression) {
+  GrayModel c(2.5);
+  GrayModel e("0.5 + P*(x_h2o*10 + x_co2*T/100)", "model.kappa");
+  GasState s{1000, 1, 0.1, 0.2, 0};
+  double k;
+  c.absorption(0, std::span<const GasState>(&s, 1), std::span<double>(&k, 1));
+  EXPECT_DOUBLE_EQ(k, 2.5);
+  e.absorption(0, std::span<const GasState>(&s, 1), std::span<double>(&k, 1));
+  EXPECT_NEAR(k, 0.5 + 1.0 + 2.0, 1e-12);
+  EXPECT_THROW(GrayModel("2*y", "model.kappa"), dgrte::InputError);
+}
+
+TEST(Wsgg, EmissivityTableAndWeights) {
+  WsggModel smith(WsggModel::Variant::Smith1982, kData), bordbar(WsggModel::Variant::Bordbar2014, kData),
+      cassol(WsggModel::Variant::Cassol2014, kData);
+  struct Row { double t, xw, xc, L, smith, bordbar, cassol; };
+  const Row rows[] = {{1000, 0.1, 0, 1.0, 0.1497, -1, -1},         {1000, 0, 0.1, 1.0, 0.1158, -1, -1},
+                      {1000, 0.2, 0.1, 0.1, 0.1158, 0.1240, 0.1232}, {1000, 0.2, 0.1, 1.0, 0.3328, 0.3478, 0.3414},
+                      {1500, 0.1, 0.1, 1.0, 0.2035, 0.1986, 0.2045}, {1500, 0.2, 0.1, 0.1, 0.0703, 0.0741, 0.0771},
+                      {1500, 0.2, 0.1, 1.0, 0.2670, 0.2547, 0.2672}, {2000, 0.2, 0.1, 1.0, 0.1892, 0.1728, 0.1886}};
+  for (const auto& r : rows) {
+    GasState s{r.t, 1, r.xw, r.xc, 0};
+    EXPECT_NEAR(path_emissivity(smith, s, r.L), r.smith, 1e-4) << r.t << " " << r.xw << " " << r.xc << " " << r.L;
+    if (r.bordbar > 0) {
+      EXPECT_NEAR(path_emissivity(bordbar, s, r.L), r.bordbar, 1e-4) << r.t;
+    }
+    if (r.cassol > 0) {
+      EXPECT_NEAR(path_emissivity(cassol, s, r.L), r.cassol, 1e-4) << r.t;
+    }
+    for (const SpectralModel* m : {static_cast<const SpectralModel*>(&smith), static_cast<const SpectralModel*>(&bordbar),
+                                   static_cast<const SpectralModel*>(&cassol)})
+      EXPECT_NEAR(weight_sum(*m, s, r.t), 1.0, 1e-12);
+  }
+  // Bordbar outside MR in [0.01, 4]: pure-species limits, weights stay physical
+  for (double xc : {0.0, 0.001, 0.3}) {
+    GasState s{1200, 1, xc == 0.3 ? 0.0 : 0.2, xc, 0};
+    double k[5], a[5];
+    bordbar.coefficients(s, 1200, k, a);
+    for (int i = 0; i < 5; ++i) EXPECT_GE(a[i], 0.0);
+  }
+}
+
+TEST(Snb, BandParametersAndTransmissivity1997) {
+  SnbData d(SnbDataSet::Soufiani1997, kData);
+  GasState s{1000, 1, 0.2, 0.1, 0};
+  const auto ti = d.t_index(1000);
+  auto band = [&](double nu) { return static_cast<int>(std::lround((nu - d.band_center(0)) / 25)); };
+  struct Row { double nu; int sp; double kbar, invd, tau; };
+  const Row rows[] = {{2350, kH2O, 0.00136361, 1.42092, 0.997294}, {2350, kCO2, 6.39950, 33.3756, 0.0334207},
+                      {3750, kH2O, 0.109668, 1.32983, 0.855739},   {3750, kCO2, 0.129827, 24.5063, 0.883066},
+                      {1600, kH2O, 0.0166939, 2.62317, 0.968481},  {675, kH2O, 0.0597580, 0.747363, 0.918074},
+                      {675, kCO2, 0.977113, 7.50992, 0.557827}};
+  EXPECT_NEAR(d.gamma(kH2O, s), 0.071800, 1e-6);
+  EXPECT_NEAR(d.gamma(kCO2, s), 0.028830, 1e-6);
+  for (const auto& r : rows) {
+    const int sb = d.species_band(r.sp, band(r.nu));
+    ASSERT_GE(sb, 0);
+    EXPECT_NEAR(d.kbar(r.sp, sb, ti), r.kbar, 6e-6 * r.kbar);  // table: 6 significant digits
+    EXPECT_NEAR(d.inv_delta(r.sp, sb, ti), r.invd, 6e-6 * r.invd);
+    const double beta = d.gamma(r.sp, s) * d.inv_delta(r.sp, sb, ti);
+    const double x = (r.sp == kH2O ? 0.2 : 0.1) * 1 * 10;
+    EXPECT_NEAR(malkmus_transmissivity(d.kbar(r.sp, sb, ti), beta, x), r.tau, 1e-5);
+  }
+  SnbModel m(SnbDataSet::Soufiani1997, kData);
+  EXPECT_NEAR(m.transmissivity(s, band(2350), 0.1), 0.0333303, 1e-5);
+  EXPECT_NEAR(m.transmissivity(s, band(3750), 0.1), 0.755674, 1e-5);
+  EXPECT_NEAR(m.transmissivity(s, band(675), 0.1), 0.512127, 1e-5);
+}
+
+TEST(Snb, Transmissivity2012) {
+  SnbModel m(SnbDataSet::Riviere2012, kData);
+  const auto& d = m.data();
+  GasState s{1000, 1, 0.2, 0.1, 0};
+  EXPECT_NEAR(d.gamma(kH2O, s), 0.0718762, 1e-6);
+  auto band = [&](double nu) { return static_cast<int>(std::lround((nu - d.band_center(0)) / 25)); };
+  const auto ti = d.t_index(1000);
+  struct Row { double nu; int sp; double kbar, invd, tau; };
+  const Row rows[] = {{2350, kCO2, 6.39069, 29.9775, 0.0376455}, {3750, kH2O, 0.111869, 1.22325, 0.856222},
+                      {3750, kCO2, 0.132110, 22.3987, 0.881644}, {1600, kH2O, 0.0168138, 2.78894, 0.968192},
+                      {675, kH2O, 0.0633068, 0.967745, 0.909818}, {675, kCO2, 1.00546, 7.55073, 0.550658}};
+  for (const auto& r : rows) {
+    const int sb = d.species_band(r.sp, band(r.nu));
+    ASSERT_GE(sb, 0);
+    EXPECT_NEAR(d.kbar(r.sp, sb, ti), r.kbar, 1e-5 * r.kbar);
+    EXPECT_NEAR(d.inv_delta(r.sp, sb, ti), r.invd, 1e-5 * r.invd);
+    const double beta = d.gamma(r.sp, s) * d.inv_delta(r.sp, sb, ti);
+    EXPECT_NEAR(malkmus_transmissivity(d.kbar(r.sp, sb, ti), beta, (r.sp == kH2O ? 0.2 : 0.1) * 10), r.tau, 1e-5);
+  }
+}
+
+TEST(Snb, EmissivityTable) {
+  SnbModel m97(SnbDataSet::Soufiani1997, kData), m12(SnbDataSet::Riviere2012, kData);
+  struct Row { double t, xw, xc, L, e97, e12; };
+  const Row rows[] = {{1000, 0.1, 0, 1.0, 0.1498, 0.1510},   {1000, 0, 0.1, 1.0, 0.1082, 0.1114}, {1000, 0.2, 0.1, 0.1, 0.1110, 0.1121},
+                      {1000, 0.2, 0.1, 1.0, 0.3114, 0.3147}, {1500, 0.1, 0.1, 1.0, 0.1762, 0.1820}, {1500, 0.2, 0.1, 0.1, 0.0694, 0.0710},
+                      {1500, 0.2, 0.1, 1.0, 0.2303, 0.2359}, {2000, 0.2, 0.1, 1.0, 0.1616, 0.1659}};
+  for (const auto& r : rows) {
+    GasState s{r.t, 1, r.xw, r.xc, 0};
+    EXPECT_NEAR(m97.emissivity(s, r.L), r.e97, 1e-3) << r.t << " " << r.L;
+    EXPECT_NEAR(m12.emissivity(s, r.L), r.e12, 1e-3) << r.t << " " << r.L;
+  }
+}
+
+TEST(Snbck, GaussLegendreAndKDistribution) {
+  std::vector<double> g, w;
+  gauss_legendre_01(7, g, w);
+  const double gref[] = {0.025446, 0.129234, 0.297077, 0.500000, 0.702923, 0.870766, 0.974554};
+  const double wref[] = {0.064742, 0.139853, 0.190915, 0.208980, 0.190915, 0.139853, 0.064742};
+  for (int i = 0; i < 7; ++i) {
+    EXPECT_NEAR(g[i], gref[i], 1e-6);
+    EXPECT_NEAR(w[i], wref[i], 1e-6);
+  }
+  // H2O band 3750 and CO2 band 2350 of REFERENCE_VALUES.md section 4
+  struct Case { double S, B; double k[7]; double L[3], tau_ref[3], tol[3]; };
+  const Case cases[] = {
+      {0.0219337, 0.121571, {0.000787285, 0.00161481, 0.00313004, 0.0063957, 0.014687, 0.0404303, 0.149312},
+       {1, 10, 100}, {0.98049, 0.855638, 0.475093}, {2e-5, 2e-5, 2e-5}},
+      {0.63995, 1.22515, {0.152597, 0.245462, 0.358278, 0.510888, 0.734358, 1.09975, 1.86478}, {1, 10, 100},
+       {0.571997, 0.0327841, 1.5e-8}, {2e-5, 2e-5, 1e-6}}};
+  for (const auto& c : cases) {
+    for (int i = 0; i < 7; ++i) {
+      const double k = malkmus_g_inverse(g[i], c.S, c.B);
+      EXPECT_NEAR(k, c.k[i], 6e-6 * c.k[i]) << i;  // table has 6 significant digits
+      EXPECT_NEAR(malkmus_g(k, c.S, c.B), g[i], 1e-12);
+    }
+    for (int l = 0; l < 3; ++l) {
+      double tau = 0;
+      for (int i = 0; i < 7; ++i) tau += w[i] * std::exp(-malkmus_g_inverse(g[i], c.S, c.B) * c.L[l]);
+      EXPECT_NEAR(tau, c.tau_ref[l], c.tol[l]);
+      // and within 2e-3 of the analytic Malkmus transmissivity (beta = pi B / 4, kbar X = S L)
+      const double beta = kPi * c.B / 4;
+      EXPECT_NEAR(tau, malkmus_transmissivity(c.S, beta, c.L[l]), 2e-3);
+    }
+  }
+  // inversion accuracy to 1e-8 relative in k (round trip), including extreme g
+  for (double gg : {1e-6, 0.01, 0.5, 0.99, 0.999999}) {
+    const double k = malkmus_g_inverse(gg, 0.3, 5.0);
+    EXPECT_NEAR(malkmus_g(k, 0.3, 5.0), gg, 1e-12 + 1e-8 * malkmus_f(k, 0.3, 5.0) * k);
+  }
+}
+
+TEST(Snbck, EmissivityWithinThreePercentOfAlbdf) {
+  // ALBDF column (LBL quality) of REFERENCE_VALUES.md section 7
+  struct Row { double t, xw, xc, L, albdf; };
+  const Row rows[] = {{1000, 0.1, 0, 1.0, 0.1554},   {1000, 0, 0.1, 1.0, 0.1115}, {1000, 0.2, 0.1, 0.1, 0.1096},
+                      {1000, 0.2, 0.1, 1.0, 0.3134}, {1500, 0.1, 0.1, 1.0, 0.1810}, {1500, 0.2, 0.1, 0.1, 0.0693},
+                      {1500, 0.2, 0.1, 1.0, 0.2391}, {2000, 0.2, 0.1, 1.0, 0.1674}};
+  // (the 1997 set itself is up to 4 % below the ALBDF column; SNBCK must stay within 1 % of its SNB set)
+  for (const char* set : {"riviere2012", "soufiani1997"}) {
+    SnbModel snb(parse_snb_dataset(set, "test"), kData);
+    for (const auto& r : rows) {
+      GasState s{r.t, 1, r.xw, r.xc, 0};
+      auto m = make_model("snbck", {std::string("dataset=") + set}, kData.string(), std::span<const GasState>(&s, 1));
+      const double e = path_emissivity(*m.spectral, s, r.L);
+      EXPECT_NEAR(e, r.albdf, (std::string(set) == "riviere2012" ? 0.035 : 0.05) * r.albdf) << set << " " << r.t << " " << r.L;
+      EXPECT_NEAR(e, snb.emissivity(s, r.L), 0.01 * r.albdf) << set << " " << r.t << " " << r.L;
+      EXPECT_NEAR(weight_sum(*m.spectral, s, r.t), 1.0, 1e-9);
+    }
+  }
+}
+
+TEST(Snbck, MatchesSnbEmissivityForSingleSpecies) {
+  GasState s{1500, 1, 0.2, 0, 0};
+  SnbModel snb(SnbDataSet::Riviere2012, kData);
+  auto m = make_model("snbck", {}, kData.string(), std::span<const GasState>(&s, 1));
+  for (double L : {0.01, 0.1, 1.0, 5.0}) EXPECT_NEAR(path_emissivity(*m.spectral, s, L), snb.emissivity(s, L), 2e-3) << L;
+  // lumping keeps the emissivity within a few percent
+  auto lumped = make_model("snbck", {"lumping=4"}, kData.string(), std::span<const GasState>(&s, 1));
+  EXPECT_LT(lumped.spectral->num_spectral_points(), m.spectral->num_spectral_points() / 3);
+  EXPECT_NEAR(path_emissivity(*lumped.spectral, s, 1.0), snb.emissivity(s, 1.0), 0.03 * snb.emissivity(s, 1.0));
+}
+
+TEST(ModelFactory, ErrorsNameTheKey) {
+  try {
+    make_model("wsgg", {"corelation=smith1982"}, kData.string());
+    FAIL();
+  } catch (const dgrte::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("model.corelation"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(make_model("snbck", {"gauss_points=0"}, kData.string()), dgrte::InputError);
+  EXPECT_THROW(make_model("nonsense", {}, kData.string()), dgrte::InputError);
+  EXPECT_THROW(make_model("snbck", {}, "/nonexistent/dir"), dgrte::InputError);
+  EXPECT_THROW(validate_state(GasState{1000, 1, 0.7, 0.4, 0}, "test"), dgrte::InputError);
+}
+
+TEST(DataFiles, MalformedLineReportsLineNumber) {
+  const auto dir = std::filesystem::temp_directory_path() / "dgrte_gas_bad_data";
+  std::filesystem::create_directories(dir / "wsgg");
+  std::filesystem::copy_file(kData / "wsgg/cassol_2014.csv", dir / "wsgg/cassol_2014.csv",
+                             std::filesystem::copy_options::overwrite_existing);
+  {
+    std::ofstream f(dir / "wsgg/cassol_2014.csv", std::ios::app);
+    f << "CO2,4,1,0.138,0.0999,abc,-8.994e-07,4.127e-10,-6.774e-14\n";
+  }
+  try {
+    WsggModel m(WsggModel::Variant::Cassol2014, dir);
+    FAIL();
+  } catch (const dgrte::InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("cassol_2014.csv:29"), std::string::npos) << msg;
+  }
+  std::filesystem::remove_all(dir);
+}
