@@ -1,6 +1,7 @@
 #include "app/commands.hpp"
+#include "gas/gas_cli.hpp"
 
 namespace dgrte::app {
-// The gas-property commands are registered here once src/gas provides them.
-void add_extra_commands(CLI::App&) {}
+// Commands of other modules: gas properties (`dgrte gas ...`) and the exact 1-D slab solver.
+void add_extra_commands(CLI::App& app) { gas::add_gas_commands(app); }
 }  // namespace dgrte::app
