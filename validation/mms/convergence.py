@@ -106,6 +106,10 @@ def main():
             ax.loglog([x["h"] for x in r], [x["l2"] for x in r], "o-", label=f"P{p}")
             h0, e0 = r[0]["h"], r[0]["l2"]
             ax.loglog([x["h"] for x in r], [e0 * (x["h"] / h0) ** (p + 1) for x in r], "k:", lw=0.8)
+        from matplotlib.ticker import NullFormatter, ScalarFormatter
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xticks([x["h"] for x in rows if x["order"] == args.orders[0]])
         ax.set_xlabel("h = (V / K)^(1/3) [m]")
         ax.set_ylabel("L2 error of I")
         ax.set_title("dgrte: manufactured solution, dotted = slope p+1")
