@@ -236,8 +236,13 @@ void solve_k_model(const SlabCase& c, const SpectralModel& model, const Profiles
     double t0 = now();
     model.absorption(j, prof.states, kappa);
     model.emission_weight(j, prof.states, t, a);
-    model.emission_weight(j, std::span<const GasState>(wall_states, 2), std::span<const double>(wall_t, 2),
-                          std::span<double>(aw, 2));
+    // walls at 0 K emit nothing: no weight needed (models need not accept T = 0)
+    for (int w = 0; w < 2; ++w) {
+      aw[w] = 0;
+      if (wall_t[w] > 0)
+        model.emission_weight(j, std::span<const GasState>(&wall_states[w], 1), std::span<const double>(&wall_t[w], 1),
+                              std::span<double>(&aw[w], 1));
+    }
     double t1 = now();
     for (int i = 0; i < nf; ++i) ib[i] = a[i] * kSigma * std::pow(t[i], 4) / kPi;
     const double eb0 = aw[0] * kSigma * std::pow(wall_t[0], 4), eb1 = aw[1] * kSigma * std::pow(wall_t[1], 4);
