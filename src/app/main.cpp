@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
     app.parse(cmd.own_argc(), cmd.own_argv());
     return cmd.exit_code;
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return app.exit(e) == 0 ? 0 : 2;  // --help / --version exit 0; usage errors 2
   } catch (const dgrte::InputError& e) {
     std::cerr << "dgrte: error: " << e.what() << "\n";
     return 1;
