@@ -21,34 +21,31 @@ struct ShellContext {
   backend::TransportBackend* op;
 };
 
-PetscErrorCode shell_mult(Mat A, Vec x, Vec y) {
-  ShellContext* ctx = nullptr;
-  PetscCall(MatShellGetContext(A, &ctx));
+// y = f(x) on the local arrays of two PETSc vectors.
+template <typename F>
+PetscErrorCode apply_on_arrays(Vec x, Vec y, F&& f) {
   const PetscScalar* xa;
   PetscScalar* ya;
   PetscInt n;
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArray(y, &ya));
-  ctx->op->apply({xa, static_cast<std::size_t>(n)}, {ya, static_cast<std::size_t>(n)});
+  f(std::span<const double>(xa, static_cast<std::size_t>(n)), std::span<double>(ya, static_cast<std::size_t>(n)));
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscCall(VecRestoreArray(y, &ya));
   return 0;
 }
 
+PetscErrorCode shell_mult(Mat A, Vec x, Vec y) {
+  ShellContext* ctx = nullptr;
+  PetscCall(MatShellGetContext(A, &ctx));
+  return apply_on_arrays(x, y, [ctx](auto in, auto out) { ctx->op->apply(in, out); });
+}
+
 PetscErrorCode shell_precondition(PC pc, Vec x, Vec y) {
   ShellContext* ctx = nullptr;
   PetscCall(PCShellGetContext(pc, &ctx));
-  const PetscScalar* xa;
-  PetscScalar* ya;
-  PetscInt n;
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArray(y, &ya));
-  ctx->op->precondition({xa, static_cast<std::size_t>(n)}, {ya, static_cast<std::size_t>(n)});
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscCall(VecRestoreArray(y, &ya));
-  return 0;
+  return apply_on_arrays(x, y, [ctx](auto in, auto out) { ctx->op->precondition(in, out); });
 }
 
 struct MonitorContext {
