@@ -19,6 +19,7 @@ struct StateOptions {
   double T = 1000, P = 1, xh2o = 0, xco2 = 0, xco = 0, L = 1;
   std::string model;
   std::vector<std::string> model_options;
+  std::vector<std::string> par;  // lbl: --par FILE (repeatable) = model option par_files
   std::string gasdata;
   bool json = false;
   GasState state() const { return GasState{T, P, xh2o, xco2, xco}; }
@@ -32,11 +33,36 @@ void add_state_options(CLI::App* c, StateOptions& o, const std::string& default_
   c->add_option("--xco2", o.xco2, "CO2 mole fraction")->capture_default_str();
   c->add_option("--xco", o.xco, "CO mole fraction")->capture_default_str();
   if (with_length) c->add_option("--L", o.L, "path length [m]")->capture_default_str();
-  c->add_option("--model", o.model, "model type: gray, planck-mean, wsgg, snb, snbck (slw, rcslw, lbl when built)")
+  c->add_option("--model", o.model, "model type: gray, planck-mean, wsgg, snb, snbck, slw, rcslw, lbl")
       ->capture_default_str();
   c->add_option("--model-option", o.model_options, "model option KEY=VALUE (repeatable), e.g. correlation=smith1982");
+  c->add_option("--par", o.par, "lbl: HITEMP/HITRAN .par file (repeatable; same as --model-option par_files=[...])");
   c->add_option("--gasdata", o.gasdata, "gas data directory (default: $DGRTE_GASDATA, then the built-in path)");
   c->add_flag("--json", o.json, "print JSON instead of text");
+}
+
+// The --model-option list plus par_files from --par (single-quoted YAML scalars).
+std::vector<std::string> model_options(const StateOptions& o) {
+  auto kv = o.model_options;
+  if (!o.par.empty()) {
+    for (const auto& e : kv)
+      if (e.rfind("par_files=", 0) == 0)
+        throw InputError("--par and --model-option par_files=... given together; use one of them");
+    std::string list = "par_files=[";
+    for (std::size_t i = 0; i < o.par.size(); ++i) {
+      std::string q;
+      for (char ch : o.par[i]) q += ch == '\'' ? std::string("''") : std::string(1, ch);
+      list += (i ? ", '" : "'") + q + "'";
+    }
+    kv.push_back(list + "]");
+  }
+  return kv;
+}
+
+bool has_option(const std::vector<std::string>& kv, const std::string& key) {
+  for (const auto& e : kv)
+    if (e.rfind(key + "=", 0) == 0) return true;
+  return false;
 }
 
 void check_state(const StateOptions& o) {
@@ -66,7 +92,8 @@ std::string state_json(const GasState& s) {
 void cmd_emissivity(const StateOptions& o) {
   check_state(o);
   const auto s = o.state();
-  auto m = make_model(o.model, o.model_options, o.gasdata, std::span<const GasState>(&s, 1));
+  auto m = make_model(o.model, model_options(o), o.gasdata, std::span<const GasState>(&s, 1));
+  if (m.spectral) m.spectral->prepare(std::span<const GasState>(&s, 1));  // e.g. SLW reference state = this state
   const double e = path_emissivity(m, s, o.L);
   if (o.json)
     std::cout << fmt::format("{{\"model\": \"{}\", \"state\": {}, \"L\": {}, \"emissivity\": {:.8g}}}\n", m.name(), state_json(s),
@@ -84,7 +111,8 @@ void cmd_planck_mean(const StateOptions& o) {
   double kp_model = kp_fit;
   std::string name = "planck-mean";
   if (o.model != "planck-mean") {
-    auto m = make_model(o.model, o.model_options, o.gasdata, std::span<const GasState>(&s, 1));
+    auto m = make_model(o.model, model_options(o), o.gasdata, std::span<const GasState>(&s, 1));
+    if (m.spectral) m.spectral->prepare(std::span<const GasState>(&s, 1));
     name = m.name();
     if (m.snb) {  // sum over bands of kbar x P E_bnu dnu / sigma T^4
       const auto& d = m.snb->data();
@@ -120,12 +148,13 @@ void cmd_planck_mean(const StateOptions& o) {
 void cmd_kdistribution(const StateOptions& o) {
   check_state(o);
   const auto s0 = o.state();
-  auto m = make_model(o.model, o.model_options, o.gasdata, std::span<const GasState>(&s0, 1));
+  auto m = make_model(o.model, model_options(o), o.gasdata, std::span<const GasState>(&s0, 1));
   if (!m.spectral)
     throw InputError(fmt::format("--model {}: not a k-distribution (sum of gray gases) model; use gray, planck-mean, wsgg, snbck "
-                                 "(slw, rcslw when built)",
+                                 "slw, rcslw, lbl",
                                  o.model));
   const auto s = o.state();
+  m.spectral->prepare(std::span<const GasState>(&s, 1));
   const double t = s.temperature;
   const int n = m.spectral->num_spectral_points();
   std::vector<double> k(n), a(n);
@@ -157,7 +186,13 @@ void cmd_spectrum(const StateOptions& o, const SpectrumOptions& so) {
   const long n = static_cast<long>(std::floor((so.numax - so.numin) / so.dnu + 1e-9)) + 1;
   if (n > 50'000'000) throw InputError(fmt::format("--dnu {}: {} points are too many; use a larger step", so.dnu, n));
   const auto s = o.state();
-  auto m = make_model(o.model, o.model_options, o.gasdata, std::span<const GasState>(&s, 1));
+  auto kv = model_options(o);
+  if (o.model == "lbl") {  // the model's line window and grid follow --numin/--numax/--dnu unless given
+    if (!has_option(kv, "nu_min")) kv.push_back(fmt::format("nu_min={:.17g}", so.numin));
+    if (!has_option(kv, "nu_max")) kv.push_back(fmt::format("nu_max={:.17g}", so.numax));
+    if (!has_option(kv, "dnu")) kv.push_back(fmt::format("dnu={:.17g}", so.dnu));
+  }
+  auto m = make_model(o.model, kv, o.gasdata, std::span<const GasState>(&s, 1));
   std::vector<double> nu(n), k(n, 0.0);
   for (long i = 0; i < n; ++i) nu[i] = so.numin + so.dnu * i;
   bool ok = false;

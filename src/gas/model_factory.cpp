@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <filesystem>
 #include <map>
 #include <mutex>
 
 #include "common/error.hpp"
 #include "gas/gray_models.hpp"
+#include "gas/lbl.hpp"
+#include "gas/slw.hpp"
 #include "gas/snbck.hpp"
 #include "gas/wsgg.hpp"
 
@@ -107,6 +111,100 @@ LoadedModel make_snb(YamlMap& o, const ModelContext& ctx) {
   return m;
 }
 
+// slw / rcslw: gray_gases (20), c_min, c_max [m^2/mol], albdf (auto | table | correlation),
+// reference {T, P, x_h2o, x_co2, x_co} (default: the average of the medium, chosen in prepare()).
+SlwOptions read_slw_options(YamlMap& o) {
+  SlwOptions opt;
+  opt.n_gray = o.get_int("gray_gases", 20);
+  if (opt.n_gray < 1 || opt.n_gray > 1000)
+    throw InputError(fmt::format("{}: {} gray gases; use 1 to 1000 (default 20)", o.key_path("gray_gases"), opt.n_gray));
+  opt.c_min = o.get_double("c_min", 1e-4);
+  opt.c_max = o.get_double("c_max", 1e3);
+  if (!(opt.c_min > 0) || !(opt.c_max > opt.c_min))
+    throw InputError(fmt::format("{}, {}: need 0 < c_min < c_max (m^2/mol)", o.key_path("c_min"), o.key_path("c_max")));
+  const auto src = o.get_string("albdf", "auto");
+  if (src == "auto") opt.source = Albdf::Source::Auto;
+  else if (src == "table" || src == "tables") opt.source = Albdf::Source::Table;
+  else if (src == "correlation") opt.source = Albdf::Source::Correlation;
+  else
+    throw InputError(fmt::format("{}: '{}' is not allowed; use auto (tables at 1 atm, else correlation), table or "
+                                 "correlation", o.key_path("albdf"), src));
+  if (o.has("reference")) {
+    auto r = o.sub("reference");
+    GasState ref;
+    ref.temperature = r.require_double("T");
+    ref.pressure = r.get_double("P", 1.0);
+    ref.x_h2o = r.get_double("x_h2o", 0.0);
+    ref.x_co2 = r.get_double("x_co2", 0.0);
+    ref.x_co = r.get_double("x_co", 0.0);
+    r.finish();
+    validate_state(ref, o.key_path("reference"));
+    opt.reference = ref;
+  }
+  return opt;
+}
+
+LoadedModel make_slw(YamlMap& o, const ModelContext& ctx) {
+  LoadedModel m;
+  const auto opt = read_slw_options(o);
+  auto albdf = std::make_shared<const Albdf>(Albdf::load_default(ctx.gasdata.string(), opt.source));
+  m.spectral = std::make_unique<SlwModel>(std::move(albdf), opt);
+  return m;
+}
+
+LoadedModel make_rcslw(YamlMap& o, const ModelContext& ctx) {
+  LoadedModel m;
+  const auto opt = read_slw_options(o);
+  auto albdf = std::make_shared<const Albdf>(Albdf::load_default(ctx.gasdata.string(), opt.source));
+  m.spectral = std::make_unique<RcslwModel>(std::move(albdf), opt);
+  return m;
+}
+
+// lbl: par_files (required: a file or a list; HITEMP/HITRAN .par), nu_min (50), nu_max (10000), dnu (0.01) [cm^-1],
+// wing_cutoff (25 cm^-1), min_intensity (0), pressure_shift (true).
+LoadedModel make_lbl(YamlMap& o, const ModelContext& ctx) {
+  LblModelConfig cfg;
+  const auto key = o.key_path("par_files");
+  const char* where =
+      "dgrte ships only small HITRAN test fragments (gasdata/lbl/hitran_fragments), not a full spectrum; download the "
+      "HITEMP line lists (https://hitran.org/hitemp/, H2O, CO2, CO), decompress them and list the .par files, e.g. "
+      "par_files: [/data/hitemp/05_HITEMP2019.par] (see docs/gas-lbl.md)";
+  if (!o.has("par_files")) throw InputError(fmt::format("{}: required for model lbl; {}", key, where));
+  const auto n = o.node()["par_files"];
+  o.allow("par_files");
+  try {
+    if (n.IsScalar()) cfg.par_files.push_back(n.as<std::string>());
+    else if (n.IsSequence())
+      for (const auto& e : n) cfg.par_files.push_back(e.as<std::string>());
+    else throw InputError(fmt::format("{}: expected a file name or a list of .par files", key));
+  } catch (const YAML::Exception&) {
+    throw InputError(fmt::format("{}: expected a file name or a list of .par files", key));
+  }
+  if (cfg.par_files.empty()) throw InputError(fmt::format("{}: the list is empty; {}", key, where));
+  for (const auto& f : cfg.par_files)
+    if (!std::filesystem::is_regular_file(f))
+      throw InputError(fmt::format("{}: cannot read '{}'; {}", key, f, where));
+  cfg.gasdata_dir = ctx.gasdata.string();
+  cfg.nu_min = o.get_double("nu_min", 50.0);
+  cfg.nu_max = o.get_double("nu_max", 10000.0);
+  cfg.dnu = o.get_double("dnu", 0.01);
+  if (!(cfg.nu_min >= 0) || !(cfg.nu_max > cfg.nu_min) || !(cfg.dnu > 0))
+    throw InputError(fmt::format("{}, {}, {}: need 0 <= nu_min < nu_max and dnu > 0 (cm^-1)", o.key_path("nu_min"),
+                                 o.key_path("nu_max"), o.key_path("dnu")));
+  const double npts = std::floor((cfg.nu_max - cfg.nu_min) / cfg.dnu) + 1;
+  if (npts > 50e6)
+    throw InputError(fmt::format("{}: {:.0f} grid points are too many; use a larger step or a narrower range",
+                                 o.key_path("dnu"), npts));
+  cfg.options.wing_cutoff = o.get_double("wing_cutoff", 25.0);
+  if (!(cfg.options.wing_cutoff > 0))
+    throw InputError(fmt::format("{}: must be positive (cm^-1)", o.key_path("wing_cutoff")));
+  cfg.options.min_intensity = o.get_double("min_intensity", 0.0);
+  cfg.options.pressure_shift = o.get_bool("pressure_shift", true);
+  LoadedModel m;
+  m.spectral = std::make_unique<LblModel>(cfg);
+  return m;
+}
+
 struct Entry {
   ModelFactory factory;
   std::string description;
@@ -120,8 +218,10 @@ std::map<std::string, Entry>& registry() {
     m["wsgg"] = {make_wsgg, "weighted sum of gray gases; correlation: bordbar2014 (default) | smith1982 | cassol2014"};
     m["snbck"] = {make_snbck, "EM2C narrow-band correlated-k; dataset, gauss_points, overlap, lumping, species"};
     m["snb"] = {make_snb, "EM2C statistical narrow-band (Malkmus, Curtis-Godson), slab solver and emissivities only"};
-    // Other model families register here (gas B: slw, rcslw, lbl), e.g.
-    //   m["slw"] = {make_slw, "..."};   with make_slw declared in their header.
+    m["slw"] = {make_slw, "SLW with the Pearson et al. 2014 ALBDF; gray_gases (20), c_min, c_max, albdf, reference"};
+    m["rcslw"] = {make_rcslw, "rank-correlated SLW (Solovjov et al. 2017); gray_gases (20), c_min, c_max, albdf, reference"};
+    m["lbl"] = {make_lbl, "line-by-line from HITEMP/HITRAN .par files; par_files (required), nu_min, nu_max, dnu, "
+                          "wing_cutoff"};
     return m;
   }();
   return r;
