@@ -37,8 +37,9 @@ void compile(mu::Parser& parser, std::vector<double>& values, const std::string&
 Expression::Expression(std::string text, std::vector<std::string> variables, std::string where)
     : text_(std::move(text)), where_(std::move(where)), variables_(std::move(variables)), impl_(std::make_unique<Impl>()) {
   compile(impl_->parser, impl_->values, text_, variables_, where_);
-  constant_ = impl_->parser.GetUsedVar().empty();
-  if (constant_) constant_value_ = impl_->parser.Eval();
+  const bool constant = impl_->parser.GetUsedVar().empty();
+  if (constant) constant_value_ = (*this)(std::vector<double>(variables_.size(), 0.0));  // checks finiteness
+  constant_ = constant;
 }
 
 Expression::Expression(const Expression& other) : Expression(other.text_, other.variables_, other.where_) {}
@@ -52,9 +53,21 @@ Expression::~Expression() = default;
 
 double Expression::operator()(std::span<const double> values) const {
   if (constant_) return constant_value_;
-  std::copy(values.begin(), values.end(), impl_->values.begin());
-  const double v = impl_->parser.Eval();
-  return v;
+  std::copy_n(values.begin(), std::min(values.size(), impl_->values.size()), impl_->values.begin());
+  double r;
+  try {
+    r = impl_->parser.Eval();
+  } catch (const mu::Parser::exception_type& e) {
+    throw InputError(fmt::format("{}: cannot evaluate expression \"{}\": {}", where_, text_, e.GetMsg()));
+  }
+  if (!std::isfinite(r)) {
+    std::string at;
+    for (std::size_t i = 0; i < variables_.size() && i < values.size(); ++i)
+      at += fmt::format("{}{}={}", at.empty() ? "" : ", ", variables_[i], values[i]);
+    throw InputError(fmt::format("{}: expression \"{}\" is not finite{}{}; fix the expression", where_, text_,
+                                 at.empty() ? "" : " at ", at));
+  }
+  return r;
 }
 
 }  // namespace dgrte::io

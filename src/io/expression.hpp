@@ -1,6 +1,7 @@
 #pragma once
 // A compiled muparser expression of named double variables (x, y, z, sx, sy, sz, ...).
-// The constants pi and sigma (Stefan-Boltzmann) are defined; see docs/case-file.md.
+// The constants pi and sigma (Stefan-Boltzmann) are defined; see docs/case-file.md. Not
+// thread-safe per object (muparser binds variables by address): copy it per thread.
 #include <array>
 #include <memory>
 #include <span>
@@ -20,8 +21,10 @@ class Expression {
   Expression& operator=(Expression&&) noexcept;
   ~Expression();
 
-  // Evaluates with values in the order of the variable names given at construction.
+  // Evaluates with values in the order of the variable names given at construction. A result
+  // that is not finite is an InputError naming `where` and the variable values.
   double operator()(std::span<const double> values) const;
+  double operator()(double v) const { return (*this)(std::span<const double>(&v, 1)); }
   // Shorthands for expressions of (x, y, z) and of (x, y, z, sx, sy, sz).
   double operator()(const std::array<double, 3>& x) const { return (*this)(std::span<const double>(x)); }
   double operator()(const std::array<double, 3>& x, const std::array<double, 3>& s) const {
@@ -29,6 +32,7 @@ class Expression {
     return (*this)(std::span<const double>(v));
   }
   const std::string& text() const { return text_; }
+  const std::string& where() const { return where_; }
   // True if the expression does not depend on any variable (then evaluated once).
   bool is_constant() const { return constant_; }
 
