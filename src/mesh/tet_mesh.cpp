@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 #include <gmsh.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include <algorithm>
 #include <cctype>
@@ -93,6 +96,9 @@ std::mutex& gmsh_mutex() {
 class GmshSession {
  public:
   explicit GmshSession(fs::path file) : lock_(gmsh_mutex()), file_(std::move(file)) {
+#ifdef _OPENMP
+    omp_threads_ = omp_get_max_threads();  // Gmsh sets the OpenMP thread count to 1: restored below
+#endif
     // readConfigFiles=false: a user's ~/.gmshrc must not change how a mesh is read or generated.
     gmsh::initialize(0, nullptr, false);
     try {
@@ -155,7 +161,11 @@ class GmshSession {
       gmsh::finalize();
     } catch (...) {  // nothing sensible to do in a destructor
     }
+#ifdef _OPENMP
+    omp_set_num_threads(omp_threads_);
+#endif
   }
+  int omp_threads_ = 1;
   std::lock_guard<std::mutex> lock_;
   fs::path file_;
   std::string last_error_;

@@ -7,6 +7,7 @@
 #include "transport/upwind_operator.hpp"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <functional>
@@ -213,5 +214,16 @@ TEST(Transport, PointLocatorEvaluatesThePolynomial) {
   EXPECT_FALSE(loc.locate({1.5, 0, 0}).has_value());
 }
 
+}  // namespace
+}  // namespace dgrte::transport
+
+namespace dgrte::transport {
+namespace {
+// Gmsh sets the OpenMP thread count to 1 on initialise; reading a mesh must not slow the solve.
+TEST(Transport, MeshingKeepsOpenMPThreads) {
+  omp_set_num_threads(2);
+  (void)mesh::mesh_geo(DGRTE_SOURCE_DIR "/validation/mms/cube.geo", 0.9);
+  EXPECT_EQ(omp_get_max_threads(), 2);
+}
 }  // namespace
 }  // namespace dgrte::transport
