@@ -270,28 +270,12 @@ void LblModel::init() {
   edges_[n] = grid_[n - 1] + 0.5 * h1;
 }
 
-bool LblModel::Key::operator==(const Key& o) const { return std::memcmp(v, o.v, sizeof v) == 0; }
-
-std::size_t LblModel::KeyHash::operator()(const Key& k) const {
-  std::size_t h = 1469598103934665603ull;
-  for (double x : k.v) {
-    h ^= std::bit_cast<std::uint64_t>(x);
-    h *= 1099511628211ull;
-    h ^= h >> 29;
-  }
-  return h;
-}
-
-LblModel::Key LblModel::key_of(const GasState& s) {
-  return Key{{s.temperature, s.pressure, s.x_h2o, s.x_co2, s.x_co}};
-}
-
 void LblModel::prepare(std::span<const GasState> medium) {
   cache_index_.clear();
   cache_.clear();
   std::vector<GasState> distinct;
   for (const auto& s : medium) {
-    if (cache_index_.try_emplace(key_of(s), distinct.size()).second) distinct.push_back(s);
+    if (cache_index_.try_emplace(GasStateKey(s), distinct.size()).second) distinct.push_back(s);
     if (distinct.size() * grid_.size() > cache_limit_) {
       cache_index_.clear();  // too many distinct states: evaluate directly
       return;
@@ -349,7 +333,7 @@ void LblModel::absorption(int j, std::span<const GasState> states, std::span<dou
   }
   for (std::size_t i = 0; i < states.size(); ++i) {
     if (!cache_index_.empty()) {
-      const auto it = cache_index_.find(key_of(states[i]));
+      const auto it = cache_index_.find(GasStateKey(states[i]));
       if (it != cache_index_.end()) {
         kappa[i] = cache_[it->second * n + static_cast<std::size_t>(j)];
         continue;

@@ -26,6 +26,7 @@
 
 #include "gas/hitran.hpp"
 #include "gas/spectral_model.hpp"
+#include "gas/state_key.hpp"
 #include "gas/tips.hpp"
 
 namespace dgrte::gas {
@@ -123,14 +124,6 @@ class LblModel : public SpectralModel {
   double kappa_direct(int j, const GasState& s) const;
 
  private:
-  struct Key {
-    double v[5];
-    bool operator==(const Key& o) const;
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const;
-  };
-  static Key key_of(const GasState& s);
   void init();
 
   TipsTable tips_;
@@ -138,7 +131,7 @@ class LblModel : public SpectralModel {
   std::vector<double> grid_, edges_;
   LblOptions opt_;
   std::size_t cache_limit_;
-  std::unordered_map<Key, std::size_t, KeyHash> cache_index_;
+  GasStateIndex cache_index_;
   std::vector<double> cache_;  // [state][grid point]
 };
 

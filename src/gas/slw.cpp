@@ -108,20 +108,6 @@ void SlwModel::build_grid() {
   cache_.clear();
 }
 
-bool SlwModel::Key::operator==(const Key& o) const { return std::memcmp(v, o.v, sizeof v) == 0; }
-
-std::size_t SlwModel::KeyHash::operator()(const Key& k) const {
-  std::size_t h = 1469598103934665603ull;
-  for (double x : k.v) {
-    h ^= std::bit_cast<std::uint64_t>(x);
-    h *= 1099511628211ull;
-    h ^= h >> 29;
-  }
-  return h;
-}
-
-SlwModel::Key SlwModel::key_of(const GasState& s) { return Key{{s.temperature, s.pressure, s.x_h2o, s.x_co2, s.x_co}}; }
-
 void SlwModel::check_ready() const {
   if (!have_ref_) {
     throw std::logic_error(fmt::format("model {}: no reference state; call prepare() or set_reference_state() first", name()));
@@ -155,9 +141,9 @@ void SlwModel::prepare(std::span<const GasState> medium) {
   // cache the local cross-sections of every distinct state
   const std::size_t per = static_cast<std::size_t>(2 * n_ + 1);
   std::vector<GasState> distinct;
-  std::unordered_map<Key, std::size_t, KeyHash> index;
+  GasStateIndex index;
   for (const auto& s : medium) {
-    if (index.try_emplace(key_of(s), distinct.size()).second) distinct.push_back(s);
+    if (index.try_emplace(GasStateKey(s), distinct.size()).second) distinct.push_back(s);
     if (distinct.size() * per > opt_.cache_limit) return;  // too many: evaluate on the fly
   }
   std::vector<double> cache(distinct.size() * per);
@@ -176,7 +162,7 @@ void SlwModel::prepare(std::span<const GasState> medium) {
 
 const double* SlwModel::cached(const GasState& s) const {
   if (cache_index_.empty()) return nullptr;
-  const auto it = cache_index_.find(key_of(s));
+  const auto it = cache_index_.find(GasStateKey(s));
   if (it == cache_index_.end()) return nullptr;
   return cache_.data() + it->second * static_cast<std::size_t>(2 * n_ + 1);
 }

@@ -34,6 +34,7 @@
 
 #include "gas/albdf.hpp"
 #include "gas/spectral_model.hpp"
+#include "gas/state_key.hpp"
 
 namespace dgrte::gas {
 
@@ -70,14 +71,6 @@ class SlwModel : public SpectralModel {
   SlwModel(std::shared_ptr<const Albdf> albdf, SlwOptions opt, bool rank_correlated);
 
  private:
-  struct Key {
-    double v[5];
-    bool operator==(const Key& o) const;
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const;
-  };
-  static Key key_of(const GasState& s);
   void build_grid();
   void check_ready() const;
   // local cross-sections: c[0..N-1] gray gases 1..N, ct[0..N] supplementals (RCSLW) — computed
@@ -94,7 +87,7 @@ class SlwModel : public SpectralModel {
   std::vector<double> ct_ref_, c_ref_;  // SLW: reference supplemental and gray cross-sections
   std::vector<double> f_, ft_;          // f_[k-1] = F_k, ft_[k] = F~_k
   double c_lo_ = 0, c_hi_ = 0;          // inversion bracket
-  std::unordered_map<Key, std::size_t, KeyHash> cache_index_;
+  GasStateIndex cache_index_;
   std::vector<double> cache_;  // per state: N gray C_loc, then N+1 supplemental C~_loc
 };
 
