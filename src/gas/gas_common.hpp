@@ -17,6 +17,9 @@ inline constexpr double kC2 = 1.4387769;           // second radiation constant,
 inline constexpr double kC1nu = 3.741771852e-8;    // 2 pi h c^2 for E_b,nu in W/(m^2 cm^-1) with nu in cm^-1
 inline constexpr double kAtm = 101325.0;            // Pa
 
+// Gauss-Legendre rule on [0, 1] (n >= 1): nodes ascending, weights summing to 1.
+void gauss_legendre_01(int n, std::vector<double>& x, std::vector<double>& w);
+
 // Spectral blackbody emissive power E_b,nu [W/(m^2 cm^-1)] at wavenumber nu [cm^-1].
 double planck_emissive_power(double nu, double temperature);
 // Fraction of sigma T^4 emitted between wavenumbers 0 and nu [cm^-1] (exact series).

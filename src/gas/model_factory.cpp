@@ -144,19 +144,12 @@ SlwOptions read_slw_options(YamlMap& o) {
   return opt;
 }
 
-LoadedModel make_slw(YamlMap& o, const ModelContext& ctx) {
+template <class Model>
+LoadedModel make_slw_family(YamlMap& o, const ModelContext& ctx) {
   LoadedModel m;
   const auto opt = read_slw_options(o);
   auto albdf = std::make_shared<const Albdf>(Albdf::load_default(ctx.gasdata.string(), opt.source));
-  m.spectral = std::make_unique<SlwModel>(std::move(albdf), opt);
-  return m;
-}
-
-LoadedModel make_rcslw(YamlMap& o, const ModelContext& ctx) {
-  LoadedModel m;
-  const auto opt = read_slw_options(o);
-  auto albdf = std::make_shared<const Albdf>(Albdf::load_default(ctx.gasdata.string(), opt.source));
-  m.spectral = std::make_unique<RcslwModel>(std::move(albdf), opt);
+  m.spectral = std::make_unique<Model>(std::move(albdf), opt);
   return m;
 }
 
@@ -218,8 +211,8 @@ std::map<std::string, Entry>& registry() {
     m["wsgg"] = {make_wsgg, "weighted sum of gray gases; correlation: bordbar2014 (default) | smith1982 | cassol2014"};
     m["snbck"] = {make_snbck, "EM2C narrow-band correlated-k; dataset, gauss_points, overlap, lumping, species"};
     m["snb"] = {make_snb, "EM2C statistical narrow-band (Malkmus, Curtis-Godson), slab solver and emissivities only"};
-    m["slw"] = {make_slw, "SLW with the Pearson et al. 2014 ALBDF; gray_gases (20), c_min, c_max, albdf, reference"};
-    m["rcslw"] = {make_rcslw, "rank-correlated SLW (Solovjov et al. 2017); gray_gases (20), c_min, c_max, albdf, reference"};
+    m["slw"] = {make_slw_family<SlwModel>, "SLW with the Pearson et al. 2014 ALBDF; gray_gases (20), c_min, c_max, albdf, reference"};
+    m["rcslw"] = {make_slw_family<RcslwModel>, "rank-correlated SLW (Solovjov et al. 2017); gray_gases (20), c_min, c_max, albdf, reference"};
     m["lbl"] = {make_lbl, "line-by-line from HITEMP/HITRAN .par files; par_files (required), nu_min, nu_max, dnu, "
                           "wing_cutoff"};
     return m;

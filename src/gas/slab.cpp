@@ -25,26 +25,7 @@ double lin_coef(double d, double one_minus_e) {
 void slab_mu_quadrature(int per_panel, std::vector<double>& mu, std::vector<double>& w) {
   static constexpr double edges[] = {0, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.05, 0.15, 0.35, 0.65, 1.0};
   std::vector<double> gx, gw;
-  // Gauss-Legendre on [0,1]
-  gx.assign(per_panel, 0);
-  gw.assign(per_panel, 0);
-  for (int i = 0; i < per_panel; ++i) {
-    double z = std::cos(kPi * (i + 0.75) / (per_panel + 0.5)), pp = 0;
-    for (int it = 0; it < 100; ++it) {
-      double p1 = 1, p2 = 0;
-      for (int j = 0; j < per_panel; ++j) {
-        const double p3 = p2;
-        p2 = p1;
-        p1 = ((2 * j + 1) * z * p2 - j * p3) / (j + 1);
-      }
-      pp = per_panel * (z * p1 - p2) / (z * z - 1);
-      const double dz = p1 / pp;
-      z -= dz;
-      if (std::abs(dz) < 1e-16) break;
-    }
-    gx[i] = 0.5 * (1 + z);
-    gw[i] = 1.0 / ((1 - z * z) * pp * pp);
-  }
+  gauss_legendre_01(per_panel, gx, gw);
   mu.clear();
   w.clear();
   for (std::size_t p = 0; p + 1 < std::size(edges); ++p)

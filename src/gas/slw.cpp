@@ -11,42 +11,9 @@
 #include <stdexcept>
 
 #include "common/error.hpp"
+#include "gas/gas_common.hpp"
 
 namespace dgrte::gas {
-
-void gauss_legendre(int n, std::vector<double>& x, std::vector<double>& w) {
-  x.assign(n, 0.0);
-  w.assign(n, 0.0);
-  for (int i = 0; i < (n + 1) / 2; ++i) {
-    double z = std::cos(std::numbers::pi * (i + 0.75) / (n + 0.5));
-    double pp = 1;
-    for (int it = 0; it < 100; ++it) {
-      double p1 = 1, p2 = 0;
-      for (int k = 1; k <= n; ++k) {
-        const double p3 = p2;
-        p2 = p1;
-        p1 = ((2.0 * k - 1.0) * z * p2 - (k - 1.0) * p3) / k;
-      }
-      pp = n * (z * p1 - p2) / (z * z - 1.0);
-      const double dz = p1 / pp;
-      z -= dz;
-      if (std::abs(dz) < 1e-15) {
-        // refresh the derivative at the converged node
-        p1 = 1, p2 = 0;
-        for (int k = 1; k <= n; ++k) {
-          const double p3 = p2;
-          p2 = p1;
-          p1 = ((2.0 * k - 1.0) * z * p2 - (k - 1.0) * p3) / k;
-        }
-        pp = n * (z * p1 - p2) / (z * z - 1.0);
-        break;
-      }
-    }
-    x[i] = -z;
-    x[n - 1 - i] = z;
-    w[i] = w[n - 1 - i] = 2.0 / ((1.0 - z * z) * pp * pp);
-  }
-}
 
 SlwModel::SlwModel(std::shared_ptr<const Albdf> albdf, SlwOptions opt) : SlwModel(std::move(albdf), std::move(opt), false) {}
 
@@ -92,12 +59,14 @@ void SlwModel::build_grid() {
     for (int k = 0; k < n_; ++k) f_[k] = e.f(c_ref_[k]);
   } else {
     const double fmin = e.f(opt_.c_min), fmax = e.f(opt_.c_max);
-    std::vector<double> x, w;
-    gauss_legendre(2 * n_, x, w);
+    // positive half of the 2n-point Gauss-Legendre rule on [-1, 1] (Solovjov et al. 2017): nodes
+    // z = 2y - 1 and weights 2w of the rule on [0, 1]
+    std::vector<double> y, w;
+    gauss_legendre_01(2 * n_, y, w);
     ft_[0] = fmin;
     double cum = 0;
     for (int k = 1; k <= n_; ++k) {
-      const double xk = x[n_ + k - 1], wk = w[n_ + k - 1];
+      const double xk = 2 * y[n_ + k - 1] - 1, wk = 2 * w[n_ + k - 1];
       cum += wk;
       f_[k - 1] = fmin + xk * (fmax - fmin);
       ft_[k] = fmin + std::min(cum, 1.0) * (fmax - fmin);

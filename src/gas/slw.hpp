@@ -97,7 +97,4 @@ class RcslwModel : public SlwModel {
   RcslwModel(const std::string& gasdata_dir, SlwOptions opt = {});
 };
 
-// Gauss-Legendre nodes and weights on [-1, 1], ascending (n >= 1).
-void gauss_legendre(int n, std::vector<double>& x, std::vector<double>& w);
-
 }  // namespace dgrte::gas

@@ -78,29 +78,6 @@ double malkmus_g_inverse(double g, std::span<const double> S, std::span<const do
   return std::exp(u);
 }
 
-void gauss_legendre_01(int n, std::vector<double>& x, std::vector<double>& w) {
-  x.assign(n, 0);
-  w.assign(n, 0);
-  for (int i = 0; i < n; ++i) {
-    double z = std::cos(kPi * (i + 0.75) / (n + 0.5)), pp = 0;
-    for (int it = 0; it < 100; ++it) {
-      double p1 = 1, p2 = 0;
-      for (int j = 0; j < n; ++j) {
-        const double p3 = p2;
-        p2 = p1;
-        p1 = ((2 * j + 1) * z * p2 - j * p3) / (j + 1);
-      }
-      pp = n * (z * p1 - p2) / (z * z - 1);
-      const double dz = p1 / pp;
-      z -= dz;
-      if (std::abs(dz) < 1e-16) break;
-    }
-    // ascending order on [0,1]
-    x[n - 1 - i] = 0.5 * (1 + z);
-    w[n - 1 - i] = 1.0 / ((1 - z * z) * pp * pp);
-  }
-}
-
 SnbckModel::SnbckModel(const SnbckOptions& opt, const std::filesystem::path& gasdata) : opt_(opt) {
   if (opt.gauss_points < 1 || opt.gauss_points > 64)
     throw InputError(fmt::format("model.gauss_points = {}: must be between 1 and 64", opt.gauss_points));

@@ -27,9 +27,6 @@ inline double malkmus_g_inverse(double g, double S, double B) {
   return malkmus_g_inverse(g, std::span<const double>(&S, 1), std::span<const double>(&B, 1), std::span<const double>(&w, 1));
 }
 
-// Gauss-Legendre nodes/weights on [0, 1].
-void gauss_legendre_01(int n, std::vector<double>& x, std::vector<double>& w);
-
 struct SnbckOptions {
   SnbDataSet dataset = SnbDataSet::Riviere2012;
   int gauss_points = 7;

@@ -3,104 +3,59 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <fstream>
 #include <map>
-#include <sstream>
-#include <string_view>
 
 #include "common/error.hpp"
+#include "gas/gas_common.hpp"
 
 namespace dgrte::gas {
 namespace {
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream is(line);
-  while (std::getline(is, cur, ',')) {
-    while (!cur.empty() && (cur.back() == '\r' || cur.back() == ' ')) cur.pop_back();
-    out.push_back(cur);
+// Rows of a staged CSV table without its header line (the column names).
+std::vector<DataRow> csv_body(const std::string& file, std::size_t columns, const char* names) {
+  auto rows = read_data_rows(file, ',');
+  if (!rows.empty()) rows.erase(rows.begin());
+  for (const auto& r : rows) {
+    if (r.fields.size() < columns)
+      throw InputError(fmt::format("{}:{}: expected {} columns ({})", file, r.line, columns, names));
   }
-  return out;
+  return rows;
 }
 
-double to_double(const std::string& s, const std::string& file, long line_no, const char* what) {
-  double v = 0;
-  const char* b = s.data();
-  const char* e = s.data() + s.size();
-  while (b < e && *b == ' ') ++b;
-  if (b < e && *b == '+') ++b;
-  auto [ptr, ec] = std::from_chars(b, e, v);
-  if (ec != std::errc() || ptr != e) {
-    throw InputError(fmt::format("{}:{}: cannot read {} from '{}'; the file must be the CSV staged in gasdata/lbl/tips",
-                                 file, line_no, what, s));
-  }
-  return v;
+int to_int(const DataRow& r, std::size_t i, const std::string& file, const char* what) {
+  return static_cast<int>(parse_number(r.fields[i], file, r.line, what));
 }
-
 }  // namespace
 
 TipsTable TipsTable::load(const std::string& tips_csv, const std::string& iso_csv) {
   TipsTable tab;
   std::map<std::pair<int, int>, int> idx;
-  {
-    std::ifstream in(iso_csv);
-    if (!in) throw InputError(fmt::format("{}: cannot open the HITRAN isotopologue table; check the gasdata directory", iso_csv));
-    std::string line;
-    long no = 0;
-    bool header_seen = false;
-    while (std::getline(in, line)) {
-      ++no;
-      if (line.empty() || line[0] == '#') continue;
-      if (!header_seen) {
-        header_seen = true;  // column names
-        continue;
-      }
-      auto f = split_csv(line);
-      if (f.size() < 7) throw InputError(fmt::format("{}:{}: expected 7 columns (M,I,global_id,name,abundance,mass,molecule)", iso_csv, no));
-      Isotopologue iso;
-      iso.molecule = static_cast<int>(to_double(f[0], iso_csv, no, "M"));
-      iso.local_id = static_cast<int>(to_double(f[1], iso_csv, no, "I"));
-      iso.name = f[3];
-      iso.abundance = to_double(f[4], iso_csv, no, "abundance");
-      iso.molar_mass = to_double(f[5], iso_csv, no, "molar mass");
-      idx[{iso.molecule, iso.local_id}] = static_cast<int>(tab.isos_.size());
-      tab.isos_.push_back(iso);
-    }
+  for (const auto& r : csv_body(iso_csv, 7, "M,I,global_id,name,abundance,mass,molecule")) {
+    Isotopologue iso;
+    iso.molecule = to_int(r, 0, iso_csv, "M");
+    iso.local_id = to_int(r, 1, iso_csv, "I");
+    iso.name = r.fields[3];
+    iso.abundance = parse_number(r.fields[4], iso_csv, r.line, "abundance");
+    iso.molar_mass = parse_number(r.fields[5], iso_csv, r.line, "molar mass");
+    idx[{iso.molecule, iso.local_id}] = static_cast<int>(tab.isos_.size());
+    tab.isos_.push_back(iso);
   }
   tab.t_.resize(tab.isos_.size());
   tab.q_.resize(tab.isos_.size());
-  {
-    std::ifstream in(tips_csv);
-    if (!in) throw InputError(fmt::format("{}: cannot open the TIPS partition-sum table; check the gasdata directory", tips_csv));
-    std::string line;
-    long no = 0;
-    bool header_seen = false;
-    while (std::getline(in, line)) {
-      ++no;
-      if (line.empty() || line[0] == '#') continue;
-      if (!header_seen) {
-        header_seen = true;
-        continue;
-      }
-      auto f = split_csv(line);
-      if (f.size() < 4) throw InputError(fmt::format("{}:{}: expected 4 columns M,I,T,Q", tips_csv, no));
-      const int m = static_cast<int>(to_double(f[0], tips_csv, no, "M"));
-      const int i = static_cast<int>(to_double(f[1], tips_csv, no, "I"));
-      auto it = idx.find({m, i});
-      if (it == idx.end()) {
-        throw InputError(fmt::format("{}:{}: isotopologue M={} I={} is not in {}", tips_csv, no, m, i, iso_csv));
-      }
-      const double t = to_double(f[2], tips_csv, no, "T");
-      const double q = to_double(f[3], tips_csv, no, "Q");
-      auto& tv = tab.t_[it->second];
-      if (!tv.empty() && t <= tv.back()) {
-        throw InputError(fmt::format("{}:{}: temperatures of M={} I={} must increase", tips_csv, no, m, i));
-      }
-      tv.push_back(t);
-      tab.q_[it->second].push_back(q);
+  for (const auto& r : csv_body(tips_csv, 4, "M,I,T,Q")) {
+    const int m = to_int(r, 0, tips_csv, "M");
+    const int i = to_int(r, 1, tips_csv, "I");
+    auto it = idx.find({m, i});
+    if (it == idx.end()) {
+      throw InputError(fmt::format("{}:{}: isotopologue M={} I={} is not in {}", tips_csv, r.line, m, i, iso_csv));
     }
+    const double t = parse_number(r.fields[2], tips_csv, r.line, "T");
+    const double q = parse_number(r.fields[3], tips_csv, r.line, "Q");
+    auto& tv = tab.t_[it->second];
+    if (!tv.empty() && t <= tv.back()) {
+      throw InputError(fmt::format("{}:{}: temperatures of M={} I={} must increase", tips_csv, r.line, m, i));
+    }
+    tv.push_back(t);
+    tab.q_[it->second].push_back(q);
   }
   for (std::size_t k = 0; k < tab.isos_.size(); ++k) {
     if (tab.t_[k].size() < 4) {

@@ -22,17 +22,20 @@ void YamlMap::type_error(const std::string& key, const std::string& expected) co
                                n.Mark().line + 1, expected));
 }
 
-double YamlMap::get_double(const std::string& key, double fallback) {
+template <class T>
+T YamlMap::get_scalar(const std::string& key, T fallback, const char* expected) {
   known_.insert(key);
   if (!has(key)) return fallback;
   const auto n = node_[key];
-  if (!n.IsScalar()) type_error(key, "a number");
+  if (!n.IsScalar()) type_error(key, expected);
   try {
-    return n.as<double>();
+    return n.as<T>();
   } catch (const YAML::Exception&) {
-    type_error(key, fmt::format("a number, got '{}'", n.Scalar()));
+    type_error(key, fmt::format("{}, got '{}'", expected, n.Scalar()));
   }
 }
+
+double YamlMap::get_double(const std::string& key, double fallback) { return get_scalar(key, fallback, "a number"); }
 
 double YamlMap::require_double(const std::string& key) {
   if (!has(key))
@@ -40,29 +43,9 @@ double YamlMap::require_double(const std::string& key) {
   return get_double(key, 0);
 }
 
-int YamlMap::get_int(const std::string& key, int fallback) {
-  known_.insert(key);
-  if (!has(key)) return fallback;
-  const auto n = node_[key];
-  if (!n.IsScalar()) type_error(key, "an integer");
-  try {
-    return n.as<int>();
-  } catch (const YAML::Exception&) {
-    type_error(key, fmt::format("an integer, got '{}'", n.Scalar()));
-  }
-}
+int YamlMap::get_int(const std::string& key, int fallback) { return get_scalar(key, fallback, "an integer"); }
 
-bool YamlMap::get_bool(const std::string& key, bool fallback) {
-  known_.insert(key);
-  if (!has(key)) return fallback;
-  const auto n = node_[key];
-  if (!n.IsScalar()) type_error(key, "true or false");
-  try {
-    return n.as<bool>();
-  } catch (const YAML::Exception&) {
-    type_error(key, fmt::format("true or false, got '{}'", n.Scalar()));
-  }
-}
+bool YamlMap::get_bool(const std::string& key, bool fallback) { return get_scalar(key, fallback, "true or false"); }
 
 std::string YamlMap::get_string(const std::string& key, const std::string& fallback) {
   known_.insert(key);

@@ -35,6 +35,8 @@ class YamlMap {
   const YAML::Node& node() const { return node_; }
 
  private:
+  template <class T>
+  T get_scalar(const std::string& key, T fallback, const char* expected);
   [[noreturn]] void type_error(const std::string& key, const std::string& expected) const;
   YAML::Node node_;
   std::string path_, file_;

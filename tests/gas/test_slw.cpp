@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gas/gas_common.hpp"
 #include "gas/slw.hpp"
 
 using namespace dgrte::gas;
@@ -115,13 +116,13 @@ TEST(Slw, ReferenceStateAndRankCorrelation) {
 
 TEST(Slw, GaussLegendre) {
   std::vector<double> x, w;
-  gauss_legendre(8, x, w);
+  gauss_legendre_01(8, x, w);
   double s = 0, s4 = 0;
   for (int i = 0; i < 8; ++i) {
     s += w[i];
-    s4 += w[i] * std::pow(x[i], 14);
+    s4 += w[i] * std::pow(2 * x[i] - 1, 14);
   }
-  EXPECT_NEAR(s, 2.0, 1e-14);
-  EXPECT_NEAR(s4, 2.0 / 15.0, 1e-14);
+  EXPECT_NEAR(s, 1.0, 1e-14);
+  EXPECT_NEAR(s4, 1.0 / 15.0, 1e-14);
   EXPECT_LT(x[0], x[1]);
 }

@@ -1,6 +1,8 @@
 // TIPS-2021 partition sums against REFERENCE_VALUES.md §1 (4-point Lagrange, as HAPI).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "common/error.hpp"
@@ -38,4 +40,23 @@ TEST(Tips, IsotopologueTable) {
   EXPECT_NEAR(tips.isotopologue(k).abundance, 0.9865444, 1e-7);
   EXPECT_EQ(tips.index(3, 1), -1);
   EXPECT_THROW(tips.q(5, 1, 1e5), dgrte::InputError);
+}
+
+TEST(Tips, MalformedTableNamesFileAndLine) {
+  const auto dir = std::filesystem::temp_directory_path() / "dgrte_tips_test";
+  std::filesystem::create_directories(dir);
+  const auto iso = (dir / "iso.csv").string(), tips = (dir / "tips.csv").string();
+  std::ofstream(iso) << "# comment\nM,I,global_id,name,abundance,mass,molecule\n5,1,26,CO,0.98,27.99,CO\n";
+  std::ofstream(tips) << "M,I,T,Q\n5,1,100,3.x\n";
+  try {
+    dgrte::gas::TipsTable::load(tips, iso);
+    FAIL() << "malformed Q accepted";
+  } catch (const dgrte::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("tips.csv:2"), std::string::npos) << e.what();
+  }
+  std::ofstream(tips) << "M,I,T,Q\n5,1,100\n";
+  EXPECT_THROW(dgrte::gas::TipsTable::load(tips, iso), dgrte::InputError);
+  std::ofstream(tips) << "M,I,T,Q\n7,1,100,4\n";
+  EXPECT_THROW(dgrte::gas::TipsTable::load(tips, iso), dgrte::InputError);
+  std::filesystem::remove_all(dir);
 }
