@@ -1,6 +1,7 @@
 #include "gas/gas_common.hpp"
 
 #include <cmath>
+#include <exception>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
@@ -184,6 +185,26 @@ void gauss_legendre_01(int n, std::vector<double>& x, std::vector<double>& w) {
     x[n - 1 - i] = 0.5 * (1 + z);
     w[n - 1 - i] = 1.0 / ((1 - z * z) * pp * pp);
   }
+}
+
+void parallel_for(long n, long min_parallel, const std::function<void(long)>& body, int chunk) {
+  std::exception_ptr error;
+  auto guarded = [&](long i) {
+    try {
+      body(i);
+    } catch (...) {
+#pragma omp critical(dgrte_gas_parallel_for)
+      if (!error) error = std::current_exception();
+    }
+  };
+  if (chunk > 0) {
+#pragma omp parallel for schedule(dynamic, chunk) if (n >= min_parallel)
+    for (long i = 0; i < n; ++i) guarded(i);
+  } else {
+#pragma omp parallel for schedule(static) if (n >= min_parallel)
+    for (long i = 0; i < n; ++i) guarded(i);
+  }
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace dgrte::gas

@@ -2,6 +2,7 @@
 // Shared pieces of the gas library: physical constants, Planck functions, locating the data
 // directory, reading numeric data files with line numbers, state validation, one-time warnings.
 #include <atomic>
+#include <functional>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -51,6 +52,11 @@ std::vector<double> read_number_stream(const std::filesystem::path& file);
 // Checks a gas state: finite T > 0, P > 0, mole fractions in [0, 1] with sum <= 1 (+1e-9).
 // Throws InputError mentioning `where`.
 void validate_state(const GasState& s, const std::string& where);
+
+// Runs body(i) for i in [0, n), in an OpenMP loop when n >= min_parallel (static schedule, or
+// dynamic chunks of `chunk` when chunk > 0). An exception thrown by body (an out-of-range state of
+// a strict model) cannot leave an OpenMP region: the first one is kept and rethrown afterwards.
+void parallel_for(long n, long min_parallel, const std::function<void(long)>& body, int chunk = 0);
 
 // Prints a warning to stderr once per flag.
 void warn_once(std::atomic<bool>& flag, const std::string& message);

@@ -116,15 +116,16 @@ void SlwModel::prepare(std::span<const GasState> medium) {
     if (distinct.size() * per > opt_.cache_limit) return;  // too many: evaluate on the fly
   }
   std::vector<double> cache(distinct.size() * per);
-  const long nd = static_cast<long>(distinct.size());
-#pragma omp parallel for schedule(dynamic, 64)
-  for (long i = 0; i < nd; ++i) {
-    const GasState& s = distinct[static_cast<std::size_t>(i)];
-    const AlbdfEval e = albdf_->at(s, ref_.temperature);
-    double* c = cache.data() + static_cast<std::size_t>(i) * per;
-    for (int k = 0; k < n_; ++k) c[k] = e.inverse(f_[k], c_lo_, c_hi_);
-    for (int k = 0; k <= n_; ++k) c[n_ + k] = rc_ ? e.inverse(ft_[k], c_lo_, c_hi_) : 0.0;
-  }
+  parallel_for(
+      static_cast<long>(distinct.size()), 2,
+      [&](long i) {
+        const GasState& s = distinct[static_cast<std::size_t>(i)];
+        const AlbdfEval e = albdf_->at(s, ref_.temperature);
+        double* c = cache.data() + static_cast<std::size_t>(i) * per;
+        for (int k = 0; k < n_; ++k) c[k] = e.inverse(f_[k], c_lo_, c_hi_);
+        for (int k = 0; k <= n_; ++k) c[n_ + k] = rc_ ? e.inverse(ft_[k], c_lo_, c_hi_) : 0.0;
+      },
+      64);
   cache_ = std::move(cache);
   cache_index_ = std::move(index);
 }
@@ -152,20 +153,16 @@ void SlwModel::absorption(int j, std::span<const GasState> states, std::span<dou
     std::fill(kappa.begin(), kappa.end(), 0.0);
     return;
   }
-  const long n = static_cast<long>(states.size());
-#pragma omp parallel for schedule(static) if (n > 4096)
-  for (long i = 0; i < n; ++i) {
+  parallel_for(static_cast<long>(states.size()), 4096, [&](long i) {
     const GasState& s = states[static_cast<std::size_t>(i)];
     kappa[static_cast<std::size_t>(i)] = molar_concentration(s.pressure, s.temperature) * local_c(j, s);
-  }
+  });
 }
 
 void SlwModel::emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
                                std::span<double> a) const {
   check_ready();
-  const long n = static_cast<long>(states.size());
-#pragma omp parallel for schedule(static) if (n > 4096)
-  for (long i = 0; i < n; ++i) {
+  parallel_for(static_cast<long>(states.size()), 4096, [&](long i) {
     const std::size_t ii = static_cast<std::size_t>(i);
     const double tb = source_temperature[ii];
     if (!rc_) {
@@ -180,7 +177,7 @@ void SlwModel::emission_weight(int j, std::span<const GasState> states, std::spa
       const double lo = j == 0 ? 0.0 : e.f(local_ct(j - 1, s));
       a[ii] = std::max(0.0, hi - lo);
     }
-  }
+  });
 }
 
 }  // namespace dgrte::gas

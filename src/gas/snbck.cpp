@@ -43,6 +43,7 @@ double malkmus_g_inverse(double g, std::span<const double> S, std::span<const do
     }
   }
   if (g <= atom + 1e-15 || smax <= 0) return 0.0;
+  // r(u) = G(e^u) - g with G increasing in u = ln k
   auto eval = [&](double u, double& dg) {
     const double k = std::exp(u);
     double gg = 0;
@@ -57,25 +58,56 @@ double malkmus_g_inverse(double g, std::span<const double> S, std::span<const do
     }
     return gg - g;
   };
-  double u = std::log(sw > 0 ? sw : smax);
-  double lo = -1e300, hi = 1e300;
-  for (int it = 0; it < 200; ++it) {
-    double dg;
-    const double r = eval(u, dg);
-    if (r > 0) hi = std::min(hi, u);
-    else lo = std::max(lo, u);
-    double un;
-    if (dg > 0 && std::isfinite(r / dg)) un = u - r / dg;
-    else un = r > 0 ? u - 2 : u + 2;
-    if (!(un > lo && un < hi)) {
-      if (lo > -1e299 && hi < 1e299) un = 0.5 * (lo + hi);
-      else un = r > 0 ? u - 2 : u + 2;
+  // bracket [lo, hi] by steps doubling away from u = ln(mean k) ...
+  double dg;
+  double lo = std::log(sw > 0 ? sw : smax), hi = lo;
+  if (eval(lo, dg) > 0) {
+    for (double step = 1; eval(lo, dg) > 0; step *= 2) {
+      hi = lo;
+      lo -= step;
+      if (lo < -700) return 0.0;  // below the smallest normal double: no absorption
     }
+  } else {
+    for (double step = 1; eval(hi, dg) <= 0; step *= 2) {
+      lo = hi;
+      hi += step;
+      if (hi > 700) return std::exp(700.0);
+    }
+  }
+  // ... then Newton in u, safeguarded by bisection whenever a step leaves the bracket
+  double u = 0.5 * (lo + hi);
+  for (int it = 0; it < 200 && hi - lo > 1e-13; ++it) {
+    const double r = eval(u, dg);
+    if (r > 0) hi = u;
+    else lo = u;
+    double un = (dg > 0) ? u - r / dg : 0.5 * (lo + hi);
+    if (!(un > lo && un < hi)) un = 0.5 * (lo + hi);
     if (std::abs(un - u) < 1e-13) return std::exp(un);
-    if (hi - lo < 1e-13) return std::exp(0.5 * (lo + hi));
     u = un;
   }
   return std::exp(u);
+}
+
+MalkmusRatioTable::MalkmusRatioTable(std::span<const double> g_values) : g_(g_values.begin(), g_values.end()) {
+  const double h = std::log(10.0) / kPerDecade;
+  n_ = static_cast<int>(std::lround((kLnBMax - kLnBMin) / h)) + 1;
+  inv_h_ = 1.0 / h;
+  ln_r_.resize(g_.size() * static_cast<std::size_t>(n_));
+  for (std::size_t i = 0; i < g_.size(); ++i)
+    for (int k = 0; k < n_; ++k)
+      ln_r_[i * n_ + k] = std::log(malkmus_g_inverse(g_[i], 1.0, std::exp(kLnBMin + k * h)));
+}
+
+double MalkmusRatioTable::ratio(int i, double B) const {
+  const double u = (std::log(B) - kLnBMin) * inv_h_;
+  if (!(u >= 1.0 && u <= n_ - 2.0)) return malkmus_g_inverse(g_[static_cast<std::size_t>(i)], 1.0, B);
+  // cubic Lagrange through nodes k-1..k+2
+  const int k = std::min(static_cast<int>(u), n_ - 3);
+  const double t = u - k;
+  const double* f = &ln_r_[static_cast<std::size_t>(i) * n_ + k - 1];
+  const double w0 = -t * (t - 1) * (t - 2) / 6, w1 = (t + 1) * (t - 1) * (t - 2) / 2, w2 = -(t + 1) * t * (t - 2) / 2,
+               w3 = (t + 1) * t * (t - 1) / 6;
+  return std::exp(w0 * f[0] + w1 * f[1] + w2 * f[2] + w3 * f[3]);
 }
 
 SnbckModel::SnbckModel(const SnbckOptions& opt, const std::filesystem::path& gasdata) : opt_(opt) {
@@ -86,6 +118,7 @@ SnbckModel::SnbckModel(const SnbckOptions& opt, const std::filesystem::path& gas
     throw InputError(fmt::format("model.overlap = '{}': use mixture or multiply", opt.overlap));
   data_ = std::make_shared<SnbData>(opt.dataset, gasdata, opt.strict);
   gauss_legendre_01(opt.gauss_points, gx_, gw_);
+  ratio_ = MalkmusRatioTable(gx_);
   const int nb = data_->num_bands();
   // groups: runs of `lumping` consecutive bands that have data of a selected species
   Group cur;
@@ -153,7 +186,8 @@ double SnbckModel::clear_fraction(double t) const {
   return std::max(0.0, 1.0 - ((1 - w) * covered_table_[i] + w * covered_table_[i + 1]));
 }
 
-double SnbckModel::component_k(const Group& gr, int c, const GasState& st, double g) const {
+double SnbckModel::component_k(const Group& gr, int c, const GasState& st, int gi) const {
+  const double g = gx_[static_cast<std::size_t>(gi)];
   const int comp = gr.components[c];
   const auto ti = data_->t_index(st.temperature);
   const double xs[3] = {st.x_h2o, st.x_co2, st.x_co};
@@ -191,7 +225,7 @@ double SnbckModel::component_k(const Group& gr, int c, const GasState& st, doubl
     Bp[k] = 4.0 * beta_mix / kPi;
     Wp[k] = 1.0 / static_cast<double>(nb);
   }
-  if (nb == 1 && Sp[0] <= 0) return 0.0;
+  if (nb == 1) return Sp[0] > 0 ? 100.0 * Sp[0] * ratio_.ratio(gi, Bp[0]) : 0.0;
   return 100.0 * malkmus_g_inverse(g, std::span<const double>(Sp, nb), std::span<const double>(Bp, nb),
                                    std::span<const double>(Wp, nb));
 }
@@ -203,11 +237,12 @@ void SnbckModel::absorption(int j, std::span<const GasState> states, std::span<d
   }
   const auto& p = points_[j];
   const auto& gr = groups_[p.group];
-  for (std::size_t i = 0; i < states.size(); ++i) {
+  parallel_for(static_cast<long>(states.size()), 4096, [&](long i) {
     double k = 0;
-    for (std::size_t c = 0; c < gr.components.size(); ++c) k += component_k(gr, static_cast<int>(c), states[i], gx_[p.gi[c]]);
-    kappa[i] = k;
-  }
+    for (std::size_t c = 0; c < gr.components.size(); ++c)
+      k += component_k(gr, static_cast<int>(c), states[static_cast<std::size_t>(i)], p.gi[c]);
+    kappa[static_cast<std::size_t>(i)] = k;
+  });
 }
 
 void SnbckModel::emission_weight(int j, std::span<const GasState> states, std::span<const double> ts,

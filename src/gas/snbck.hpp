@@ -27,6 +27,25 @@ inline double malkmus_g_inverse(double g, double S, double B) {
   return malkmus_g_inverse(g, std::span<const double>(&S, 1), std::span<const double>(&B, 1), std::span<const double>(&w, 1));
 }
 
+// k/S of the Malkmus k-distribution at fixed g values, tabulated in B. g(k; S, B) depends on k and S
+// only through k/S (Liu et al. 2000, Eq. 8), so for one band and a Gauss point g_i the inverse is
+// k = S r_i(B): one table lookup instead of a Newton solve per state. ln r_i is tabulated against
+// ln B (64 nodes per decade, 1e-8 <= B <= 1e6) with cubic Lagrange interpolation (relative error
+// < 1e-7, tests/gas); outside that range the exact inverse is used.
+class MalkmusRatioTable {
+ public:
+  explicit MalkmusRatioTable(std::span<const double> g_values);
+  double ratio(int i, double B) const;  // k/S at g_values[i]
+
+ private:
+  static constexpr double kLnBMin = -18.420680743952367, kLnBMax = 13.815510557964274;  // ln 1e-8, ln 1e6
+  static constexpr int kPerDecade = 64;
+  std::vector<double> g_;
+  std::vector<double> ln_r_;  // [i * n_ + node]
+  int n_ = 0;
+  double inv_h_ = 0;
+};
+
 struct SnbckOptions {
   SnbDataSet dataset = SnbDataSet::Riviere2012;
   int gauss_points = 7;
@@ -63,14 +82,15 @@ class SnbckModel final : public SpectralModel {
   };
   double group_fraction(int g, double t) const;
   double clear_fraction(double t) const;
-  // k [1/m] of component c of group gr in state s at g value.
-  double component_k(const Group& gr, int c, const GasState& s, double g) const;
+  // k [1/m] of component c of group gr in state s at Gauss point gi.
+  double component_k(const Group& gr, int c, const GasState& s, int gi) const;
 
   SnbckOptions opt_;
   std::shared_ptr<SnbData> data_;
   std::vector<Group> groups_;
   std::vector<Point> points_;
   std::vector<double> gx_, gw_;
+  MalkmusRatioTable ratio_{std::span<const double>()};
   std::vector<double> covered_table_;  // sum of group fractions vs T (1 K steps)
 };
 

@@ -215,6 +215,34 @@ TEST(Snbck, GaussLegendreAndKDistribution) {
   }
 }
 
+TEST(Snbck, RatioTableMatchesExactInverse) {
+  // k = S r(g, B): the tabulated ratio against the Newton inverse over the table range, its edges
+  // and outside it (exact fallback), for the 7 Gauss points and for g = 1e-6 / 1 - 1e-6.
+  std::vector<double> g, w;
+  gauss_legendre_01(7, g, w);
+  g.push_back(1e-6);
+  g.push_back(1 - 1e-6);
+  const MalkmusRatioTable table(g);
+  double worst = 0;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    for (double lb = -10.0; lb <= 8.0; lb += 0.0137) {
+      const double B = std::pow(10.0, lb);
+      for (double S : {1e-6, 0.3, 40.0}) {
+        const double exact = malkmus_g_inverse(g[i], S, B);
+        worst = std::max(worst, std::abs(S * table.ratio(static_cast<int>(i), B) / exact - 1));
+      }
+    }
+  EXPECT_LT(worst, 1e-7);
+  // round trip g(k(g)) = g for very weak line overlap (small B), where a plain Newton iteration in
+  // ln k overshoots into the k -> 0 tail
+  for (double B : {1e-9, 1e-7, 1e-5, 1e-3})
+    for (double gg : {0.01, 0.5, 0.99}) {
+      const double k = malkmus_g_inverse(gg, 2.0, B);
+      EXPECT_GT(k, 1e-20) << B << " " << gg;
+      EXPECT_NEAR(malkmus_g(k, 2.0, B), gg, 1e-10) << B << " " << gg;
+    }
+}
+
 TEST(Snbck, EmissivityWithinThreePercentOfAlbdf) {
   // ALBDF column (LBL quality) of REFERENCE_VALUES.md section 7
   struct Row { double t, xw, xc, L, albdf; };
