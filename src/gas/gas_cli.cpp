@@ -72,16 +72,7 @@ void check_state(const StateOptions& o) {
 
 // eps = sum_j a_j (1 - exp(-kappa_j L)) for k-models; band sum for SNB.
 double path_emissivity(const LoadedModel& m, const GasState& s, double L) {
-  if (m.snb) return m.snb->emissivity(s, L);
-  const auto& sm = *m.spectral;
-  double e = 0, k, a;
-  const double t = s.temperature;
-  for (int j = 0; j < sm.num_spectral_points(); ++j) {
-    sm.absorption(j, std::span<const GasState>(&s, 1), std::span<double>(&k, 1));
-    sm.emission_weight(j, std::span<const GasState>(&s, 1), std::span<const double>(&t, 1), std::span<double>(&a, 1));
-    e += a * -std::expm1(-k * L);
-  }
-  return e;
+  return m.snb ? m.snb->emissivity(s, L) : homogeneous_emissivity(*m.spectral, s, L);
 }
 
 std::string state_json(const GasState& s) {

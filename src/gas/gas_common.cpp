@@ -1,5 +1,6 @@
 #include "gas/gas_common.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <cstdlib>
@@ -23,28 +24,37 @@ double planck_emissive_power(double nu, double t) {
   return kC1nu * nu * nu * nu / std::expm1(x);
 }
 
-double planck_fraction_below(double nu, double t) {
-  if (nu <= 0) return 0.0;
-  const double x = kC2 * nu / t;  // fraction above x: (15/pi^4) sum_n e^{-nx}/n (x^3 + 3x^2/n + 6x/n^2 + 6/n^3)
-  if (x < 1e-3) {
-    // small x: fraction below ~ (15/pi^4)(x^3/3 - x^4/8 + x^5/60)
-    return 15.0 / (kPi * kPi * kPi * kPi) * (x * x * x / 3.0 - x * x * x * x / 8.0 + x * x * x * x * x / 60.0);
-  }
+double planck_fraction_above(double nu, double t) {
+  if (nu <= 0) return 1.0;
+  const double x = kC2 * nu / t;
+  constexpr double c = 15.0 / (kPi * kPi * kPi * kPi);
   if (x < 2.0) {
-    // series for small x (Chang & Rhee): F_below = (15/pi^4) x^3 (1/3 - x/8 + x^2/60 - x^4/5040 + x^6/272160 - x^8/13305600)
+    // 1 - (15/pi^4) x^3 (1/3 - x/8 + x^2/60 - x^4/5040 + x^6/272160 - x^8/13305600 + x^10/622702080)
     const double x2 = x * x;
     const double s = 1.0 / 3.0 - x / 8.0 + x2 / 60.0 - x2 * x2 / 5040.0 + x2 * x2 * x2 / 272160.0 -
                      x2 * x2 * x2 * x2 / 13305600.0 + x2 * x2 * x2 * x2 * x2 / 622702080.0;
-    return 15.0 / (kPi * kPi * kPi * kPi) * x * x * x * s;
+    return 1.0 - c * x * x2 * s;
   }
+  // (15/pi^4) sum_n e^{-nx}/n (x^3 + 3x^2/n + 6x/n^2 + 6/n^3), summed from the small terms up
+  const int nterms = std::min(200, 2 + static_cast<int>(40.0 / x));
   double sum = 0;
-  for (int n = 1; n <= 60; ++n) {
+  for (int n = nterms; n >= 1; --n) {
     const double dn = n;
-    const double term = std::exp(-dn * x) / dn * (x * x * x + 3 * x * x / dn + 6 * x / (dn * dn) + 6 / (dn * dn * dn));
-    sum += term;
-    if (term < 1e-17 * sum) break;
+    sum += std::exp(-dn * x) / dn * (x * x * x + 3.0 * x * x / dn + 6.0 * x / (dn * dn) + 6.0 / (dn * dn * dn));
   }
-  return 1.0 - 15.0 / (kPi * kPi * kPi * kPi) * sum;
+  return c * sum;
+}
+
+double planck_fraction_below(double nu, double t) {
+  if (nu <= 0) return 0.0;
+  const double x = kC2 * nu / t;
+  if (x < 2.0) {
+    const double x2 = x * x;
+    const double s = 1.0 / 3.0 - x / 8.0 + x2 / 60.0 - x2 * x2 / 5040.0 + x2 * x2 * x2 / 272160.0 -
+                     x2 * x2 * x2 * x2 / 13305600.0 + x2 * x2 * x2 * x2 * x2 / 622702080.0;
+    return 15.0 / (kPi * kPi * kPi * kPi) * x * x2 * s;
+  }
+  return 1.0 - planck_fraction_above(nu, t);
 }
 
 std::filesystem::path gasdata_directory(const std::string& explicit_dir) {
@@ -205,6 +215,26 @@ void parallel_for(long n, long min_parallel, const std::function<void(long)>& bo
     for (long i = 0; i < n; ++i) guarded(i);
   }
   if (error) std::rethrow_exception(error);
+}
+
+double homogeneous_emissivity(const SpectralModel& m, const GasState& s, double length) {
+  double e = 0, k = 0, a = 0;
+  const double t = s.temperature;
+  for (int j = 0; j < m.num_spectral_points(); ++j) {
+    m.absorption(j, std::span<const GasState>(&s, 1), std::span<double>(&k, 1));
+    m.emission_weight(j, std::span<const GasState>(&s, 1), std::span<const double>(&t, 1), std::span<double>(&a, 1));
+    e += a * -std::expm1(-k * length);
+  }
+  return e;
+}
+
+double emission_weight_sum(const SpectralModel& m, const GasState& s, double t) {
+  double sum = 0, a = 0;
+  for (int j = 0; j < m.num_spectral_points(); ++j) {
+    m.emission_weight(j, std::span<const GasState>(&s, 1), std::span<const double>(&t, 1), std::span<double>(&a, 1));
+    sum += a;
+  }
+  return sum;
 }
 
 }  // namespace dgrte::gas

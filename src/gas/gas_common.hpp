@@ -23,11 +23,14 @@ void gauss_legendre_01(int n, std::vector<double>& x, std::vector<double>& w);
 
 // Spectral blackbody emissive power E_b,nu [W/(m^2 cm^-1)] at wavenumber nu [cm^-1].
 double planck_emissive_power(double nu, double temperature);
-// Fraction of sigma T^4 emitted between wavenumbers 0 and nu [cm^-1] (exact series).
+// Fractions of sigma T^4 emitted below / above wavenumber nu [cm^-1] (series, ~1e-15 absolute; the
+// fraction above keeps its relative accuracy far in the Wien tail).
 double planck_fraction_below(double nu, double temperature);
-// Fraction of sigma T^4 emitted in [nu_lo, nu_hi].
+double planck_fraction_above(double nu, double temperature);
+// Fraction of sigma T^4 emitted in [nu_lo, nu_hi] (difference of the fractions above: no cancellation
+// for narrow intervals in the Wien tail).
 inline double planck_band_fraction(double nu_lo, double nu_hi, double temperature) {
-  return planck_fraction_below(nu_hi, temperature) - planck_fraction_below(nu_lo, temperature);
+  return planck_fraction_above(nu_lo, temperature) - planck_fraction_above(nu_hi, temperature);
 }
 
 // The gas data directory: `explicit_dir` if non-empty, else $DGRTE_GASDATA, else the compile-time
@@ -48,6 +51,12 @@ std::vector<DataRow> read_data_rows(const std::filesystem::path& file, char sepa
 double parse_number(std::string_view text, const std::filesystem::path& file, int line, std::string_view what);
 // All numbers of a whitespace-separated file as a flat stream (Fortran D exponents accepted).
 std::vector<double> read_number_stream(const std::filesystem::path& file);
+
+// Total emissivity of a homogeneous isothermal path of length L [m] for a k-type model:
+// sum_j a_j(T) (1 - exp(-kappa_j L)). The model must be prepared for `state` if it needs it.
+double homogeneous_emissivity(const SpectralModel& model, const GasState& state, double length);
+// Sum of the emission weights of all spectral points at source temperature t (1 for a complete model).
+double emission_weight_sum(const SpectralModel& model, const GasState& state, double t);
 
 // Checks a gas state: finite T > 0, P > 0, mole fractions in [0, 1] with sum <= 1 (+1e-9).
 // Throws InputError mentioning `where`.

@@ -1,5 +1,7 @@
 #include "gas/lbl.hpp"
 
+#include "gas/gas_common.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <numbers>
+#include <tuple>
 
 #include "common/error.hpp"
 #include "gas/voigt.hpp"
@@ -15,12 +18,10 @@
 namespace dgrte::gas {
 namespace {
 
-constexpr double kC2 = 1.4387769;          // cm K
 constexpr double kTref = 296.0;            // K
 constexpr double kBoltzmann = 1.380649e-23;  // J/K
 constexpr double kAvogadro = 6.02214076e23;
 constexpr double kLightSpeed = 2.99792458e8;  // m/s
-constexpr double kAtm = 101325.0;            // Pa
 constexpr double kSqrtLn2 = 0.83255461115769775635;
 constexpr int kMaxIsotopologues = 64;
 
@@ -47,31 +48,6 @@ void check_state(const GasState& s) {
     throw InputError(fmt::format("LBL: gas state with temperature {} K and pressure {} atm; both must be positive",
                                  s.temperature, s.pressure));
   }
-}
-
-// Fraction of blackbody emission above wavenumber nu at temperature T.
-double planck_fraction_above(double nu, double t) {
-  if (nu <= 0) return 1.0;
-  const double z = kC2 * nu / t;
-  constexpr double c = 15.0 / (std::numbers::pi * std::numbers::pi * std::numbers::pi * std::numbers::pi);
-  if (z < 2.0) {
-    // 1 - (15/pi^4) z^3 (1/3 - z/8 + z^2/60 - z^4/5040 + z^6/272160 - z^8/13305600 + ...)
-    const double z2 = z * z;
-    const double s = 1.0 / 3.0 - z / 8.0 + z2 / 60.0 - z2 * z2 / 5040.0 + z2 * z2 * z2 / 272160.0 -
-                     z2 * z2 * z2 * z2 / 13305600.0 + z2 * z2 * z2 * z2 * z2 / 622702080.0;
-    return 1.0 - c * z * z2 * s;
-  }
-  const int nterms = std::min(200, 2 + static_cast<int>(40.0 / z));
-  double sum = 0;
-  for (int n = nterms; n >= 1; --n) {
-    const double dn = n;
-    sum += std::exp(-dn * z) / dn * (z * z * z + 3.0 * z * z / dn + 6.0 * z / (dn * dn) + 6.0 / (dn * dn * dn));
-  }
-  return c * sum;
-}
-
-double band_fraction(double nu_lo, double nu_hi, double temperature) {
-  return planck_fraction_above(nu_lo, temperature) - planck_fraction_above(nu_hi, temperature);
 }
 
 }  // namespace
@@ -233,7 +209,7 @@ std::vector<double> compute_absorption_spectrum(const std::vector<std::string>& 
 // ---------------------------------------------------------------------------------------------
 // LblModel
 
-LblModel::LblModel(const LblModelConfig& cfg) : opt_(cfg.options), cache_limit_(cfg.cache_limit) {
+LblModel::LblModel(const LblModelConfig& cfg) : opt_(cfg.options), cache_limit_(cfg.cache_limit), red_(cfg.reduction) {
   if (cfg.par_files.empty()) {
     throw InputError("model lbl: key par_files is empty; list one or more HITRAN/HITEMP .par files (see docs/gas-lbl.md)");
   }
@@ -251,8 +227,9 @@ LblModel::LblModel(const LblModelConfig& cfg) : opt_(cfg.options), cache_limit_(
   init();
 }
 
-LblModel::LblModel(LineList lines, TipsTable tips, std::vector<double> grid_cm, LblOptions opt, std::size_t cache_limit)
-    : tips_(std::move(tips)), grid_(std::move(grid_cm)), opt_(opt), cache_limit_(cache_limit) {
+LblModel::LblModel(LineList lines, TipsTable tips, std::vector<double> grid_cm, LblOptions opt, std::size_t cache_limit,
+                   LblReduction reduction)
+    : tips_(std::move(tips)), grid_(std::move(grid_cm)), opt_(opt), cache_limit_(cache_limit), red_(reduction) {
   check_grid(grid_);
   if (grid_.empty()) throw InputError("model lbl: empty wavenumber grid");
   lines.sort_by_wavenumber();
@@ -268,6 +245,62 @@ void LblModel::init() {
   edges_[0] = std::max(0.0, grid_[0] - 0.5 * h0);
   for (std::size_t i = 1; i < n; ++i) edges_[i] = 0.5 * (grid_[i - 1] + grid_[i]);
   edges_[n] = grid_[n - 1] + 0.5 * h1;
+  if (!red_.kdistribution) return;
+  if (!(red_.band_width > 0)) throw InputError(fmt::format("model lbl: band_width = {} cm^-1 must be positive", red_.band_width));
+  if (red_.gauss_points < 1 || red_.gauss_points > 64)
+    throw InputError(fmt::format("model lbl: gauss_points = {} must be between 1 and 64", red_.gauss_points));
+  // Gauss-Legendre on two panels, [0, 0.9] and [0.9, 1] (half the points each, the first panel one
+  // more when odd): k(g) rises steeply near g = 1 (line centres), which one panel under-resolves
+  const int n_hi = red_.gauss_points / 2, n_lo = red_.gauss_points - n_hi;
+  gx_.clear();
+  gw_.clear();
+  for (const auto& [g0, g1, n] : {std::tuple{0.0, 0.9, n_lo}, std::tuple{0.9, 1.0, n_hi}}) {
+    if (n == 0) continue;
+    std::vector<double> x, w;
+    gauss_legendre_01(n, x, w);
+    for (int i = 0; i < n; ++i) {
+      gx_.push_back(g0 + (g1 - g0) * x[static_cast<std::size_t>(i)]);
+      gw_.push_back((g1 - g0) * w[static_cast<std::size_t>(i)]);
+    }
+  }
+  // bands of band_width from the first grid edge; a band holds the grid points whose centre lies in it
+  bands_.clear();
+  std::size_t first = 0;
+  while (first < n) {
+    const double hi = edges_[0] + red_.band_width * (std::floor((grid_[first] - edges_[0]) / red_.band_width) + 1);
+    std::size_t last = first;
+    while (last < n && grid_[last] < hi) ++last;
+    bands_.push_back(Band{first, last});
+    first = last;
+  }
+}
+
+std::string LblModel::name() const {
+  return red_.kdistribution ? fmt::format("lbl-kdistribution-{:g}cm-g{}", red_.band_width, red_.gauss_points) : "lbl";
+}
+
+void LblModel::band_quantiles(std::span<double> v, double* out) const {
+  std::sort(v.begin(), v.end());
+  const double n = static_cast<double>(v.size());
+  for (std::size_t i = 0; i < gx_.size(); ++i) {
+    // equal weight 1/n per grid point: the m-th smallest value covers g in [m/n, (m+1)/n)
+    const double pos = gx_[i] * n - 0.5;
+    if (pos <= 0) out[i] = v.front();
+    else if (pos >= n - 1) out[i] = v.back();
+    else {
+      const auto m = static_cast<std::size_t>(pos);
+      const double w = pos - static_cast<double>(m);
+      out[i] = (1 - w) * v[m] + w * v[m + 1];
+    }
+  }
+}
+
+std::vector<double> LblModel::band_kdistribution(int b, const GasState& state) const {
+  const Band& band = bands_.at(static_cast<std::size_t>(b));
+  std::vector<double> k(band.last - band.first), q(gx_.size());
+  spectrum(state, std::span<const double>(grid_.data() + band.first, k.size()), k);
+  band_quantiles(k, q.data());
+  return q;
 }
 
 void LblModel::prepare(std::span<const GasState> medium) {
@@ -276,18 +309,26 @@ void LblModel::prepare(std::span<const GasState> medium) {
   std::vector<GasState> distinct;
   for (const auto& s : medium) {
     if (cache_index_.try_emplace(GasStateKey(s), distinct.size()).second) distinct.push_back(s);
-    if (distinct.size() * grid_.size() > cache_limit_) {
+    if (distinct.size() * values_per_state() > cache_limit_) {
       cache_index_.clear();  // too many distinct states: evaluate directly
       return;
     }
   }
-  cache_.assign(distinct.size() * grid_.size(), 0.0);
+  const std::size_t per = values_per_state();
+  cache_.assign(distinct.size() * per, 0.0);
   LblLineArrays a;
+  std::vector<double> full(red_.kdistribution ? grid_.size() : 0);
   for (std::size_t k = 0; k < distinct.size(); ++k) {
     lbl_line_arrays(data_, tips_, distinct[k], opt_, a);
+    double* kappa = red_.kdistribution ? full.data() : cache_.data() + k * per;
+    std::fill(kappa, kappa + grid_.size(), 0.0);
     lbl_accumulate_voigt(a.size(), a.key.data(), a.center.data(), a.strength.data(), a.gamma_d.data(),
-                         a.gamma_l.data(), a.center_margin, grid_.size(), grid_.data(), opt_.wing_cutoff,
-                         cache_.data() + k * grid_.size());
+                         a.gamma_l.data(), a.center_margin, grid_.size(), grid_.data(), opt_.wing_cutoff, kappa);
+    if (!red_.kdistribution) continue;
+    for (std::size_t b = 0; b < bands_.size(); ++b) {
+      band_quantiles(std::span<double>(full.data() + bands_[b].first, bands_[b].last - bands_[b].first),
+                     cache_.data() + k * per + b * gx_.size());
+    }
   }
 }
 
@@ -326,7 +367,7 @@ double LblModel::kappa_direct(int j, const GasState& s) const {
 }
 
 void LblModel::absorption(int j, std::span<const GasState> states, std::span<double> kappa) const {
-  const std::size_t n = grid_.size();
+  const std::size_t n = values_per_state();
   if (static_cast<std::size_t>(j) == n) {
     std::fill(kappa.begin(), kappa.end(), 0.0);
     return;
@@ -339,7 +380,13 @@ void LblModel::absorption(int j, std::span<const GasState> states, std::span<dou
         continue;
       }
     }
-    kappa[i] = kappa_direct(j, states[i]);
+    if (red_.kdistribution) {
+      // not prepared for this state: the band's spectrum is computed and sorted on the spot
+      const std::size_t g = gx_.size();
+      kappa[i] = band_kdistribution(static_cast<int>(static_cast<std::size_t>(j) / g), states[i])[static_cast<std::size_t>(j) % g];
+    } else {
+      kappa[i] = kappa_direct(j, states[i]);
+    }
   }
 }
 
@@ -356,7 +403,7 @@ bool LblModel::spectrum(const GasState& state, std::span<const double> wavenumbe
 void LblModel::emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
                                std::span<double> a) const {
   (void)states;
-  const std::size_t n = grid_.size();
+  const std::size_t n = values_per_state();
   for (std::size_t i = 0; i < a.size(); ++i) {
     const double t = source_temperature[i];
     if (!(t > 0)) {
@@ -364,9 +411,13 @@ void LblModel::emission_weight(int j, std::span<const GasState> states, std::spa
       continue;
     }
     if (static_cast<std::size_t>(j) == n) {
-      a[i] = 1.0 - band_fraction(edges_.front(), edges_.back(), t);
+      a[i] = 1.0 - planck_band_fraction(edges_.front(), edges_.back(), t);
+    } else if (red_.kdistribution) {
+      const std::size_t g = gx_.size();
+      const Band& b = bands_[static_cast<std::size_t>(j) / g];
+      a[i] = gw_[static_cast<std::size_t>(j) % g] * planck_band_fraction(edges_[b.first], edges_[b.last], t);
     } else {
-      a[i] = band_fraction(edges_[static_cast<std::size_t>(j)], edges_[static_cast<std::size_t>(j) + 1], t);
+      a[i] = planck_band_fraction(edges_[static_cast<std::size_t>(j)], edges_[static_cast<std::size_t>(j) + 1], t);
     }
   }
 }

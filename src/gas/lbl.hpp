@@ -86,6 +86,19 @@ std::vector<double> compute_absorption_spectrum(const std::vector<std::string>& 
                                                 double nu_max, double dnu, const LblOptions& opt = {},
                                                 std::vector<double>* grid_out = nullptr);
 
+// How the LBL spectrum becomes spectral points of the RTE.
+//  * every (default): one spectral point per grid wavenumber (exact; n_grid + 1 points);
+//  * kdistribution: the grid is cut into bands of `band_width` cm^-1; in each band the kappa_nu of a
+//    state are sorted into the band's k-distribution k(g) (equal weight per grid point, k(g) by linear
+//    interpolation between order statistics) and taken at `gauss_points` Gauss-Legendre points in g
+//    (n_bands x gauss_points + 1 points). Non-uniform media: correlated-k (the same g everywhere),
+//    as SNBCK; exact for a homogeneous medium up to the g quadrature.
+struct LblReduction {
+  bool kdistribution = false;
+  double band_width = 25.0;  // cm^-1
+  int gauss_points = 16;
+};
+
 struct LblModelConfig {
   std::vector<std::string> par_files;
   std::string gasdata_dir;            // for TIPS (lbl/tips)
@@ -93,10 +106,12 @@ struct LblModelConfig {
   std::vector<double> grid;           // explicit ascending grid [cm^-1]
   LblOptions options;
   double min_intensity_296 = 0;       // read-time cut-off on HITRAN S(296)
-  std::size_t cache_limit = 50'000'000;  // max cached kappa values (distinct states x grid points)
+  std::size_t cache_limit = 50'000'000;  // max cached kappa values (distinct states x cached values per state)
+  LblReduction reduction;
 };
 
-// SpectralModel over every grid wavenumber: spectral point j < n is the grid interval around
+// SpectralModel over the grid (LblReduction::kdistribution: over bands x Gauss points in g, see
+// above). Every wavenumber: spectral point j < n is the grid interval around
 // grid[j] (kappa_j = kappa_nu(grid[j]), weight = Planck fraction of [edge_j, edge_{j+1}] at the
 // source temperature, edges = midpoints between grid points), and point n is the transparent
 // remainder of the spectrum (kappa = 0, weight = 1 - Planck fraction of the whole grid), so weights
@@ -107,10 +122,12 @@ class LblModel : public SpectralModel {
  public:
   explicit LblModel(const LblModelConfig& cfg);
   LblModel(LineList lines, TipsTable tips, std::vector<double> grid_cm, LblOptions opt = {},
-           std::size_t cache_limit = 50'000'000);
+           std::size_t cache_limit = 50'000'000, LblReduction reduction = {});
 
-  std::string name() const override { return "lbl"; }
-  int num_spectral_points() const override { return static_cast<int>(grid_.size()) + 1; }
+  std::string name() const override;
+  int num_spectral_points() const override {
+    return static_cast<int>(red_.kdistribution ? bands_.size() * gx_.size() : grid_.size()) + 1;
+  }
   void prepare(std::span<const GasState> medium) override;
   void absorption(int j, std::span<const GasState> states, std::span<double> kappa) const override;
   void emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
@@ -122,17 +139,29 @@ class LblModel : public SpectralModel {
   std::size_t num_lines() const { return data_.size(); }
   // kappa at grid point j by direct line summation (no cache).
   double kappa_direct(int j, const GasState& s) const;
+  // kdistribution: k(g) [1/m] of band b of `state` at the model's Gauss points (no cache).
+  std::vector<double> band_kdistribution(int b, const GasState& state) const;
+  int num_bands() const { return static_cast<int>(bands_.size()); }
 
  private:
+  struct Band {
+    std::size_t first, last;  // grid points [first, last)
+  };
   void init();
+  std::size_t values_per_state() const { return red_.kdistribution ? bands_.size() * gx_.size() : grid_.size(); }
+  // Sorted-band quantiles of kappa (one band's grid values) at the Gauss points, into out[0..G).
+  void band_quantiles(std::span<double> band_kappa, double* out) const;
 
   TipsTable tips_;
   LblLineData data_;
   std::vector<double> grid_, edges_;
   LblOptions opt_;
   std::size_t cache_limit_;
+  LblReduction red_;
+  std::vector<Band> bands_;
+  std::vector<double> gx_, gw_;  // Gauss-Legendre in g on [0, 1]
   GasStateIndex cache_index_;
-  std::vector<double> cache_;  // [state][grid point]
+  std::vector<double> cache_;  // [state][grid point] or [state][band * G + g]
 };
 
 }  // namespace dgrte::gas

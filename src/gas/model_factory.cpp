@@ -154,7 +154,8 @@ LoadedModel make_slw_family(YamlMap& o, const ModelContext& ctx) {
 }
 
 // lbl: par_files (required: a file or a list; HITEMP/HITRAN .par), nu_min (50), nu_max (10000), dnu (0.01) [cm^-1],
-// wing_cutoff (25 cm^-1), min_intensity (0), pressure_shift (true).
+// wing_cutoff (25 cm^-1), min_intensity (0), pressure_shift (true), reduction (every | kdistribution),
+// band_width (25 cm^-1) and gauss_points (16) for kdistribution.
 LoadedModel make_lbl(YamlMap& o, const ModelContext& ctx) {
   LblModelConfig cfg;
   const auto key = o.key_path("par_files");
@@ -193,6 +194,17 @@ LoadedModel make_lbl(YamlMap& o, const ModelContext& ctx) {
     throw InputError(fmt::format("{}: must be positive (cm^-1)", o.key_path("wing_cutoff")));
   cfg.options.min_intensity = o.get_double("min_intensity", 0.0);
   cfg.options.pressure_shift = o.get_bool("pressure_shift", true);
+  const auto reduction = o.get_string("reduction", "every");
+  if (reduction != "every" && reduction != "kdistribution")
+    throw InputError(fmt::format("{} = '{}': use every (one spectral point per grid wavenumber) or kdistribution "
+                                 "(sorted k-distribution per band, Gauss points in g)",
+                                 o.key_path("reduction"), reduction));
+  cfg.reduction.kdistribution = reduction == "kdistribution";
+  cfg.reduction.band_width = o.get_double("band_width", cfg.reduction.band_width);
+  cfg.reduction.gauss_points = o.get_int("gauss_points", cfg.reduction.gauss_points);
+  if (!cfg.reduction.kdistribution && (o.has("band_width") || o.has("gauss_points")))
+    throw InputError(fmt::format("{}: band_width and gauss_points apply only with reduction: kdistribution",
+                                 o.key_path("reduction")));
   LoadedModel m;
   m.spectral = std::make_unique<LblModel>(cfg);
   return m;
@@ -214,7 +226,7 @@ std::map<std::string, Entry>& registry() {
     m["slw"] = {make_slw_family<SlwModel>, "SLW with the Pearson et al. 2014 ALBDF; gray_gases (20), c_min, c_max, albdf, reference"};
     m["rcslw"] = {make_slw_family<RcslwModel>, "rank-correlated SLW (Solovjov et al. 2017); gray_gases (20), c_min, c_max, albdf, reference"};
     m["lbl"] = {make_lbl, "line-by-line from HITEMP/HITRAN .par files; par_files (required), nu_min, nu_max, dnu, "
-                          "wing_cutoff"};
+                          "wing_cutoff, reduction (every | kdistribution: band_width, gauss_points)"};
     return m;
   }();
   return r;

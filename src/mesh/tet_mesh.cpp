@@ -176,11 +176,14 @@ class GmshSession {
 // File checks done before Gmsh sees the file (Gmsh 4.8 silently ignores a missing file).
 void check_readable(const fs::path& file, std::string_view kind) {
   std::error_code ec;
-  if (!fs::exists(file, ec))
-    throw InputError(
-        fmt::format("{}: {} file does not exist; check the path (relative paths are taken from the "
-                    "working directory {})",
-                    file.string(), kind, fs::current_path(ec).string()));
+  if (!fs::exists(file, ec)) {
+    // a case file has already made its mesh path absolute (relative to the case file's folder)
+    const std::string hint = file.is_relative()
+                                 ? fmt::format(" (relative paths are taken from the working directory {})",
+                                               fs::current_path(ec).string())
+                                 : std::string();
+    throw InputError(fmt::format("{}: {} file does not exist; check the path{}", file.string(), kind, hint));
+  }
   if (!fs::is_regular_file(file, ec))
     throw InputError(fmt::format("{}: not a regular file; give the path of a {} file", file.string(), kind));
   std::ifstream in(file, std::ios::binary);

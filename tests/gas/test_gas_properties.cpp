@@ -16,24 +16,8 @@
 using namespace dgrte::gas;
 
 namespace {
-double path_emissivity(const SpectralModel& m, const GasState& s, double L) {
-  double e = 0, k, a;
-  const double t = s.temperature;
-  for (int j = 0; j < m.num_spectral_points(); ++j) {
-    m.absorption(j, std::span<const GasState>(&s, 1), std::span<double>(&k, 1));
-    m.emission_weight(j, std::span<const GasState>(&s, 1), std::span<const double>(&t, 1), std::span<double>(&a, 1));
-    e += a * (1 - std::exp(-k * L));
-  }
-  return e;
-}
-double weight_sum(const SpectralModel& m, const GasState& s, double t) {
-  double sum = 0, a;
-  for (int j = 0; j < m.num_spectral_points(); ++j) {
-    m.emission_weight(j, std::span<const GasState>(&s, 1), std::span<const double>(&t, 1), std::span<double>(&a, 1));
-    sum += a;
-  }
-  return sum;
-}
+double path_emissivity(const SpectralModel& m, const GasState& s, double L) { return homogeneous_emissivity(m, s, L); }
+double weight_sum(const SpectralModel& m, const GasState& s, double t) { return emission_weight_sum(m, s, t); }
 const std::filesystem::path kData = gastest::gasdata_dir();
 }  // namespace
 

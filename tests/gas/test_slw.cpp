@@ -23,16 +23,8 @@ std::shared_ptr<const Albdf> albdf() {
 double emissivity(SlwModel& m, const GasState& g, double L) {
   const std::vector<GasState> med(1, g);
   m.prepare(med);
-  double eps = 0, sum = 0;
-  std::vector<double> k(1), a(1), tb(1, g.temperature);
-  for (int j = 0; j < m.num_spectral_points(); ++j) {
-    m.absorption(j, med, k);
-    m.emission_weight(j, med, tb, a);
-    eps += a[0] * (1 - std::exp(-k[0] * L));
-    sum += a[0];
-  }
-  EXPECT_NEAR(sum, 1.0, 1e-12);
-  return eps;
+  EXPECT_NEAR(emission_weight_sum(m, g, g.temperature), 1.0, 1e-12);
+  return homogeneous_emissivity(m, g, L);
 }
 
 struct EpsRow {

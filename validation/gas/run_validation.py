@@ -31,24 +31,30 @@ MODELS = {
     "wsgg-bordbar2014": "{type: wsgg, correlation: bordbar2014}",
     "wsgg-cassol2014": "{type: wsgg, correlation: cassol2014}",
     "snbck-2012": "{type: snbck, dataset: riviere2012}",
+    "snbck-2012-mixture": "{type: snbck, dataset: riviere2012, overlap: mixture}",
     "snbck-1997": "{type: snbck, dataset: soufiani1997}",
     "snb-2012": "{type: snb, dataset: riviere2012}",
     "slw": "{type: slw}",
     "rcslw": "{type: rcslw}",
 }
-FAST = ["planck-mean", "wsgg-smith1982", "wsgg-bordbar2014", "wsgg-cassol2014"]
-DEFAULT = ["planck-mean", "wsgg-smith1982", "wsgg-bordbar2014", "wsgg-cassol2014", "snbck-2012", "snbck-1997", "snb-2012"]
+FAST = ["planck-mean", "wsgg-smith1982", "wsgg-bordbar2014", "wsgg-cassol2014", "slw", "rcslw"]
+DEFAULT = list(MODELS)
 
-# Error bounds used by --check (max error, see README.md for the metric of each case).
-# WSGG is known to be poor for the hot/cold layers of S1 (cold layer at 300 K, below the fits' ranges).
-# The bounds are regression guards ~25 % above the errors observed at the time of writing.
+# Error bounds used by --check (max error, see README.md for the metric of each case): regression
+# guards ~25 % above the errors observed when they were set (validation/gas/results.md), and never
+# below 0.02 (the reference curves are digitised to +-1-2 %). WSGG is known to be poor for the
+# hot/cold layers of S1 (cold layer at 300 K, below the fits' ranges), and so is SLW with one
+# reference state; see README.md.
 BOUNDS = {
     "wsgg-smith1982": {"S1": 0.85, "S2": 0.07, "S3": 0.19, "S5": 0.23},
     "wsgg-bordbar2014": {"S1": 0.75, "S2": 0.035, "S3": 0.16, "S5": 0.39},
-    "wsgg-cassol2014": {"S1": 0.70, "S2": 0.01, "S3": 0.22, "S5": 0.33},
-    "snbck-2012": {"S1": 0.20, "S2": 0.05, "S3": 0.07, "S5": 0.07},
-    "snbck-1997": {"S1": 0.22, "S2": 0.06, "S3": 0.08, "S5": 0.08},
-    "snb-2012": {"S1": 0.15, "S2": 0.02, "S3": 0.07, "S5": 0.07},
+    "wsgg-cassol2014": {"S1": 0.70, "S2": 0.02, "S3": 0.22, "S5": 0.33},
+    "snbck-2012": {"S1": 0.18, "S2": 0.02, "S3": 0.07, "S5": 0.04},
+    "snbck-2012-mixture": {"S1": 0.09, "S2": 0.02, "S3": 0.07, "S5": 0.04},
+    "snbck-1997": {"S1": 0.23, "S2": 0.06, "S3": 0.08, "S5": 0.06},
+    "snb-2012": {"S1": 0.15, "S2": 0.02, "S3": 0.07, "S5": 0.04},
+    "slw": {"S1": 0.52, "S2": 0.02, "S3": 0.08, "S5": 0.19},
+    "rcslw": {"S1": 0.20, "S2": 0.02, "S3": 0.06, "S5": 0.22},
 }
 
 
@@ -161,41 +167,34 @@ def plot(curves, outdir, cnames, models):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     os.makedirs(outdir, exist_ok=True)
+    def finish(fig, ax, xlabel, ylabel, title, name):
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, name), dpi=110)
+        plt.close(fig)
+
     for c in cnames:
         r = ref(c)
         fig, ax = plt.subplots(figsize=(6.4, 4.4))
         ax.plot(r[:, 0], r[:, 1], "ko", ms=4, label="LBL (Solovjov et al. 2017)")
         for m in models:
-            if (c, m) not in curves:
-                continue
-            cv = curves[(c, m)]
-            ax.plot(cv[0], cv[1], "-" if c in ("S3", "S5") else "-s", ms=3, label=m)
+            if (c, m) in curves:
+                cv = curves[(c, m)]
+                ax.plot(cv[0], cv[1], "-" if c in ("S3", "S5") else "-s", ms=3, label=m)
         if c in ("S1", "S2"):
-            ax.set_xlabel("L_c [m]" if c == "S1" else "L_2 [m]")
-            ax.set_ylabel("q(L) / sigma T^4")
-        else:
-            ax.set_xlabel("x [m]")
-            ax.set_ylabel("Q = -div q [kW/m^3]")
-        ax.set_title(f"case {c}")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(os.path.join(outdir, f"{c}.png"), dpi=110)
-        plt.close(fig)
-        if c in ("S3", "S5"):
-            fig, ax = plt.subplots(figsize=(6.4, 4.4))
-            for m in models:
-                if (c, m) in curves:
-                    cv = curves[(c, m)]
-                    ax.plot(cv[0], cv[2] / 1000.0, label=m)
-            ax.set_xlabel("x [m]")
-            ax.set_ylabel("q [kW/m^2]")
-            ax.set_title(f"case {c}: radiative flux (no LBL reference tabulated)")
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize=7)
-            fig.tight_layout()
-            fig.savefig(os.path.join(outdir, f"{c}_flux.png"), dpi=110)
-            plt.close(fig)
+            finish(fig, ax, "L_c [m]" if c == "S1" else "L_2 [m]", "q(L) / sigma T^4", f"case {c}", f"{c}.png")
+            continue
+        finish(fig, ax, "x [m]", "Q = -div q [kW/m^3]", f"case {c}", f"{c}.png")
+        fig, ax = plt.subplots(figsize=(6.4, 4.4))
+        for m in models:
+            if (c, m) in curves:
+                cv = curves[(c, m)]
+                ax.plot(cv[0], cv[2] / 1000.0, label=m)
+        finish(fig, ax, "x [m]", "q [kW/m^2]", f"case {c}: radiative flux (no LBL reference tabulated)", f"{c}_flux.png")
 
 
 def write_table(rows, path, models):
