@@ -24,5 +24,16 @@ expect petsc-options 0 'KSP Residual norm' -- "$dgrte" run tiny.yaml -o out_pets
 expect summary-written 0 '"dofs"' -- cat out_petsc/summary.json
 expect mesh-info 0 'surface groups' -- "$dgrte" mesh-info "$src/validation/mms/cube.geo" --size 0.9
 expect mesh-info-geo-needs-size 1 'needs --size' -- "$dgrte" mesh-info "$src/validation/mms/cube.geo"
+# gas properties and the exact slab solver through the same executable
+par="$src/gasdata/lbl/hitran_fragments/hitran_co_3iso_2000_2300cm.par"
+expect gas-emissivity 0 '"emissivity": 0\.3[01]' -- "$dgrte" gas emissivity --model rcslw --T 1000 --xh2o 0.2 --xco2 0.1 --L 1 --json
+expect gas-fractions-above-one 1 'x_h2o.*x_co2|sum' -- "$dgrte" gas emissivity --model wsgg --T 1000 --xh2o 0.7 --xco2 0.5 --L 1
+expect gas-lbl-kdistribution 0 'lbl-kdistribution-25cm-g16' -- "$dgrte" gas emissivity --model lbl --par "$par" \
+  --model-option nu_min=2025 --model-option nu_max=2275 --model-option reduction=kdistribution --T 1500 --xco 0.1 --L 1 --json
+expect gas-lbl-bad-reduction 1 'reduction.*every.*kdistribution' -- "$dgrte" gas emissivity --model lbl --par "$par" \
+  --model-option reduction=bins --T 1500 --xco 0.1 --L 1
+expect gas-missing-par 1 'nothere.par' -- "$dgrte" gas emissivity --model lbl --par nothere.par --T 1500 --xco 0.1 --L 1
+expect slab 0 'q\(L\) = [0-9]' -- "$dgrte" slab "$src/validation/gas/cases/S5.yaml" -o out_slab
+expect slab-summary 0 '"spectral_points"' -- cat out_slab/summary.json
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
