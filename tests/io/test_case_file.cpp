@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 namespace dgrte::io {
 namespace {
 
@@ -88,6 +90,9 @@ struct BadCase {
   std::vector<std::string> expect;  // substrings of the message
 };
 
+// readable test names in ctest output: the replacement text
+void PrintTo(const BadCase& b, std::ostream* os) { *os << "'" << b.to << "'"; }
+
 class CaseFileErrors : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(CaseFileErrors, NameTheKeyAndLine) {
@@ -116,7 +121,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"points: 11", "points: 0", {"output.probes[0].points"}},
                       BadCase{"vtk: false", "vtk: maybe", {"output.vtk", "true or false"}},
                       BadCase{"  file: cube.msh", "  file: cube.msh\n  size: 1", {"mesh.size", "'geo' only"}},
-                      BadCase{"directions:", "directions: [", {"not valid YAML", "line"}}));
+                      BadCase{"directions:", "directions: [", {"not valid YAML", "line"}}),
+    [](const ::testing::TestParamInfo<BadCase>& info) { return "case" + std::to_string(info.index); });
 
 TEST(CaseFile, MissingFileIsAClearError) {
   try {
