@@ -167,7 +167,13 @@ def plot(curves, outdir, cnames, models):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     os.makedirs(outdir, exist_ok=True)
-    def finish(fig, ax, xlabel, ylabel, title, name):
+    def finish(fig, ax, xlabel, ylabel, title, name, ref_y=None):
+        if ref_y is not None:
+            # frame the reference: a model far off (the gray Planck-mean) leaves the plot, noted in the title
+            lo, hi = float(np.min(ref_y)), float(np.max(ref_y))
+            pad = 0.5 * max(hi - lo, 0.2 * max(abs(lo), abs(hi)))
+            ax.set_ylim(lo - pad, hi + pad)
+            title += " (curves beyond the frame are cut)"
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(title)
@@ -186,9 +192,9 @@ def plot(curves, outdir, cnames, models):
                 cv = curves[(c, m)]
                 ax.plot(cv[0], cv[1], "-" if c in ("S3", "S5") else "-s", ms=3, label=m)
         if c in ("S1", "S2"):
-            finish(fig, ax, "L_c [m]" if c == "S1" else "L_2 [m]", "q(L) / sigma T^4", f"case {c}", f"{c}.png")
+            finish(fig, ax, "L_c [m]" if c == "S1" else "L_2 [m]", "q(L) / sigma T^4", f"case {c}", f"{c}.png", r[:, 1])
             continue
-        finish(fig, ax, "x [m]", "Q = -div q [kW/m^3]", f"case {c}", f"{c}.png")
+        finish(fig, ax, "x [m]", "Q = -div q [kW/m^3]", f"case {c}", f"{c}.png", r[:, 1])
         fig, ax = plt.subplots(figsize=(6.4, 4.4))
         for m in models:
             if (c, m) in curves:
