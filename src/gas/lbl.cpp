@@ -254,11 +254,11 @@ void LblModel::init() {
   const int n_hi = red_.gauss_points / 2, n_lo = red_.gauss_points - n_hi;
   gx_.clear();
   gw_.clear();
-  for (const auto& [g0, g1, n] : {std::tuple{0.0, 0.9, n_lo}, std::tuple{0.9, 1.0, n_hi}}) {
-    if (n == 0) continue;
+  for (const auto& [g0, g1, panel_points] : {std::tuple{0.0, 0.9, n_lo}, std::tuple{0.9, 1.0, n_hi}}) {
+    if (panel_points == 0) continue;
     std::vector<double> x, w;
-    gauss_legendre_01(n, x, w);
-    for (int i = 0; i < n; ++i) {
+    gauss_legendre_01(panel_points, x, w);
+    for (int i = 0; i < panel_points; ++i) {
       gx_.push_back(g0 + (g1 - g0) * x[static_cast<std::size_t>(i)]);
       gw_.push_back((g1 - g0) * w[static_cast<std::size_t>(i)]);
     }
