@@ -22,14 +22,7 @@ int main(int argc, char** argv) {
     return cmd.exit_code;
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;  // --help / --version exit 0; usage errors 2
-  } catch (const dgrte::InputError& e) {
-    std::cerr << "dgrte: error: " << e.what() << "\n";
-    return 1;
-  } catch (const dgrte::SolverError& e) {
-    std::cerr << "dgrte: solver failed: " << e.what() << "\n";
-    return 3;
-  } catch (const std::exception& e) {
-    std::cerr << "dgrte: internal error: " << e.what() << "\n(please report this with the case file)\n";
-    return 4;
+  } catch (const std::exception&) {
+    return dgrte::report_exception("dgrte");
   }
 }
