@@ -1,5 +1,7 @@
 #include "transport/upwind_operator.hpp"
 
+#include "transport/sweep.hpp"
+
 namespace dgrte::transport {
 
 namespace {
@@ -15,10 +17,7 @@ DirectionCoefficients direction_coefficients(const Discretization& disc, const V
   for (std::size_t e = 0; e < K; ++e) {
     const auto& g = disc.geometry[e];
     for (int d = 0; d < 3; ++d) c.stream[e][d] = dot(s, g.grad_rst[d]);
-    for (int f = 0; f < 4; ++f) {
-      const double sn = dot(s, g.normal[f]);
-      c.inflow[e][f] = sn < 0 ? g.face_scale[f] * sn : 0.0;
-    }
+    for (int f = 0; f < 4; ++f) c.inflow[e][f] = inflow_coefficient(g, f, s);
   }
   return c;
 }
