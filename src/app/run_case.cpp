@@ -7,19 +7,21 @@
 #include "io/case_file.hpp"
 #include "io/vtk_output.hpp"
 #include "mesh/tet_mesh.hpp"
+#include "output/radiation_output.hpp"
+#include "problem/problem.hpp"
+#include "solver/gray_solver.hpp"
 #include "transport/discretization.hpp"
 #include "transport/field_evaluation.hpp"
 #include "transport/krylov_solver.hpp"
-#include "transport/upwind_operator.hpp"
+#include "transport/sweep.hpp"
 
 #include <fmt/format.h>
+#include <omp.h>
 #include <sys/resource.h>
 
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <iostream>
-#include <map>
 
 namespace dgrte::app {
 namespace {
@@ -27,247 +29,331 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-std::string group_label(const mesh::PhysicalGroup& g) { return g.name.empty() ? fmt::format("#{}", g.tag) : g.name; }
-
-// Which case-file entry (by index) serves each physical group; "*" covers the rest. Entries that
-// name no group of the mesh, and groups with no entry, are errors.
-template <typename Spec>
-std::vector<int> match_groups(const std::vector<mesh::PhysicalGroup>& groups, const std::vector<Spec>& specs,
-                              const std::string& section, const std::string& what, const io::CaseSpec& cs,
-                              bool need_ungrouped) {
-  int star = -1;
-  std::map<std::string, int> by_name;
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    if (specs[i].group == "*") star = static_cast<int>(i);
-    else by_name[specs[i].group] = static_cast<int>(i);
-  }
-  std::string available;
-  for (const auto& g : groups) available += (available.empty() ? "" : ", ") + group_label(g);
-  for (const auto& [name, i] : by_name) {
-    const bool found = std::any_of(groups.begin(), groups.end(), [&](const auto& g) { return group_label(g) == name; });
-    if (!found)
-      throw InputError(fmt::format("{}: {}.{}: the mesh has no {} physical group '{}' (it has: {})", cs.file.string(),
-                                   section, name, what, name, available.empty() ? "none" : available));
-  }
-  std::vector<int> out;
-  for (const auto& g : groups) {
-    const auto it = by_name.find(group_label(g));
-    const int idx = it != by_name.end() ? it->second : star;
-    if (idx < 0)
-      throw InputError(fmt::format("{}: {}: the {} physical group '{}' of the mesh has no entry; add '{}:' or '\"*\":' under {}",
-                                   cs.file.string(), section, what, group_label(g), group_label(g), section));
-    out.push_back(idx);
-  }
-  if (need_ungrouped && star < 0)
-    throw InputError(fmt::format("{}: {}: some elements belong to no {} physical group; add a '\"*\":' entry under {}",
-                                 cs.file.string(), section, what, section));
-  out.push_back(star);  // last entry: for elements in no group
-  return out;
-}
-
 double peak_memory_mb() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   return static_cast<double>(ru.ru_maxrss) / 1024.0;  // Linux: kB
 }
 
-void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, const transport::Discretization& disc,
-                  const std::vector<std::vector<double>>& fields, std::vector<std::string>& warnings) {
-  if (cs.output.probes.empty()) return;
-  std::filesystem::create_directories(dir / "probes");
-  const transport::PointLocator locator(disc);
-  for (const auto& probe : cs.output.probes) {
-    std::string text = "x,y,z";
-    for (std::size_t d = 0; d < fields.size(); ++d) text += fmt::format(",I_{}", d);
-    text += "\n";
-    int outside = 0;
-    for (int i = 0; i < probe.points; ++i) {
-      const double t = probe.points > 1 ? static_cast<double>(i) / (probe.points - 1) : 0.0;
-      const transport::Vec3 x{probe.from[0] + t * (probe.to[0] - probe.from[0]), probe.from[1] + t * (probe.to[1] - probe.from[1]),
-                              probe.from[2] + t * (probe.to[2] - probe.from[2])};
-      text += fmt::format("{:.10g},{:.10g},{:.10g}", x[0], x[1], x[2]);
-      const auto loc = locator.locate(x);
-      if (!loc) ++outside;
-      for (const auto& u : fields) text += loc ? fmt::format(",{:.12g}", locator.evaluate(*loc, u)) : std::string(",nan");
-      text += "\n";
-    }
-    if (outside)
-      warnings.push_back(fmt::format("probe '{}': {} of {} points lie outside the mesh (written as nan)", probe.name, outside, probe.points));
-    io::write_text_atomically(dir / "probes" / (probe.name + ".csv"), text);
-  }
+// Everything a run shares before it solves: case, mesh, discretisation.
+struct Setup {
+  io::CaseSpec cs;
+  mesh::TetMesh mesh;
+  transport::Discretization disc;
+  std::vector<std::string> warnings;
+  std::function<void(const std::string&)> log;
+  Clock::time_point start;
+  std::size_t printed = 0;  // warnings already shown on the terminal
+};
+
+std::vector<io::StringData> group_names(const mesh::TetMesh& mesh) {
+  io::StringData vol{"volume_group_names", {}}, surf{"surface_group_names", {}};
+  for (const auto& g : mesh.volume_groups) vol.values.push_back(fmt::format("{}={}", g.tag, problem::group_label(g)));
+  for (const auto& g : mesh.surface_groups) surf.values.push_back(fmt::format("{}={}", g.tag, problem::group_label(g)));
+  return {vol, surf};
 }
 
-}  // namespace
-
-nlohmann::json run_case(const RunOptions& opt) {
-  const auto t_start = Clock::now();
-  auto cs = io::read_case(opt.case_file);
-  if (opt.output_directory) cs.output.directory = *opt.output_directory;
-  if (opt.linear_vtk) cs.output.linear = *opt.linear_vtk;
-  auto log = [&](const std::string& s) {
-    if (!opt.quiet) std::cout << s << std::endl;
-  };
-  std::vector<std::string> warnings = cs.warnings;
-  for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
-
-  // Mesh and its groups.
-  const mesh::TetMesh mesh = cs.mesh.file.empty() ? mesh::mesh_geo(cs.mesh.geo, cs.mesh.size) : mesh::read_mesh(cs.mesh.file);
-  const bool ungrouped = std::any_of(mesh.tet_group.begin(), mesh.tet_group.end(), [](int g) { return g < 0; });
-  const auto medium_of_group = match_groups(mesh.volume_groups, cs.media, "media", "volume", cs, ungrouped);
-  const auto boundary_of_group = match_groups(mesh.surface_groups, cs.boundaries, "boundaries", "surface", cs, false);
-  log(fmt::format("dgrte {}: case {} — {} tets, order {}, {} direction(s)", kVersion, cs.file.string(), mesh.num_elements(),
-                  cs.order, cs.directions.size()));
-
-  const auto disc = transport::make_discretization(mesh, cs.order);
-  const std::size_t K = disc.num_elements(), np = disc.num_nodes(), nfp = disc.ref.num_face_nodes, n = disc.num_dofs();
-
-  auto medium_of = [&](std::size_t e) -> const io::MediumSpec& {
-    const int g = mesh.tet_group[e];
-    return cs.media[static_cast<std::size_t>(medium_of_group[g >= 0 ? static_cast<std::size_t>(g) : medium_of_group.size() - 1])];
-  };
-  // Direction-independent nodal data: kappa and kappa * Ib.
-  std::vector<double> kappa(n), emission(n);
-  for (std::size_t e = 0; e < K; ++e) {
-    const auto& m = medium_of(e);
-    for (std::size_t i = 0; i < np; ++i) {
-      const auto& x = disc.node_position[e * np + i];
-      const double k = m.kappa(x);
-      if (!(k >= 0) || !std::isfinite(k))
-        throw InputError(fmt::format("{}: media.{}.kappa = {} at ({:.4g}, {:.4g}, {:.4g}): the absorption coefficient must be finite and >= 0",
-                                     cs.file.string(), m.group, k, x[0], x[1], x[2]));
-      double ib;
-      if (m.blackbody_intensity) {
-        ib = (*m.blackbody_intensity)(x);
-      } else {
-        const double T = (*m.temperature)(x);
-        ib = io::kStefanBoltzmann * std::pow(T, 4) / io::kPi;
-      }
-      kappa[e * np + i] = k;
-      emission[e * np + i] = k * ib;
-    }
+std::vector<io::CellField> element_fields(const mesh::TetMesh& mesh) {
+  io::CellField id{"element_id", {}}, group{"volume_group", {}};
+  for (std::size_t e = 0; e < mesh.num_elements(); ++e) {
+    id.values.push_back(static_cast<double>(e));
+    const int gi = mesh.tet_group[e];
+    group.values.push_back(gi >= 0 ? mesh.volume_groups[static_cast<std::size_t>(gi)].tag : -1);
   }
+  return {std::move(id), std::move(group)};
+}
+
+nlohmann::json summary_header(const Setup& s) {
+  nlohmann::json summary;
+  summary["dgrte_version"] = kVersion;
+  summary["case"] = s.cs.file.string();
+  nlohmann::json vg = nlohmann::json::array(), sg = nlohmann::json::array();
+  for (const auto& gr : s.mesh.volume_groups) vg.push_back(problem::group_label(gr));
+  for (const auto& gr : s.mesh.surface_groups) sg.push_back(problem::group_label(gr));
+  summary["mesh"] = {{"file", s.mesh.source}, {"elements", s.disc.num_elements()}, {"vertices", s.mesh.vertices.size()},
+                     {"volume_groups", vg}, {"surface_groups", sg}};
+  summary["order"] = s.cs.order;
+  summary["nodes_per_element"] = s.disc.num_nodes();
+  summary["dofs"] = s.disc.num_dofs();
+  summary["threads"] = omp_get_max_threads();
+  return summary;
+}
+
+void finish(Setup& s, nlohmann::json& summary, double setup_seconds, double solve_seconds, Clock::time_point t_out) {
+  const auto& dir = s.cs.output.directory;
+  for (std::size_t i = s.printed; i < s.warnings.size(); ++i) std::cerr << "warning: " << s.warnings[i] << "\n";
+  summary["timing"] = {{"setup_seconds", setup_seconds}, {"solve_seconds", solve_seconds},
+                       {"output_seconds", seconds_since(t_out)}, {"total_seconds", seconds_since(s.start)}};
+  summary["peak_memory_mb"] = peak_memory_mb();
+  summary["warnings"] = s.warnings;
+  io::write_text_atomically(dir / "summary.json", summary.dump(2) + "\n");
+  s.log(fmt::format("  wrote {} (total {:.2f} s)", (dir / "summary.json").string(), seconds_since(s.start)));
+}
+
+// `directions:` — independent one-direction transport solves (no quadrature, no coupling).
+nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
+  const auto& cs = s.cs;
+  const auto& disc = s.disc;
+  const problem::Medium medium = problem::build_medium(cs, disc, nullptr);
+  const problem::Walls walls(cs, disc, nullptr, s.warnings);
+  const std::size_t n = disc.num_dofs();
+  const auto inner = cs.solver.inner.value_or(io::InnerMethod::bicgstab);
+  s.log(fmt::format("dgrte {}: case {} — {} tets, order {}, {} direction(s), inner solver {}", kVersion, cs.file.string(),
+                    disc.num_elements(), cs.order, cs.directions.size(), io::to_string(inner)));
   const std::size_t budget = static_cast<std::size_t>(cs.solver.preconditioner_memory_mb * 1024.0 * 1024.0);
   backend::CpuTransport op(disc, budget);
   const auto blocks = cs.solver.preconditioner == io::Preconditioner::none           ? backend::BlockKind::none
                       : cs.solver.preconditioner == io::Preconditioner::block_jacobi ? backend::BlockKind::full
                                                                                      : backend::BlockKind::partial;
-  const double setup_seconds = seconds_since(t_start);
-
-  // One solve per direction.
+  const double setup_seconds = seconds_since(s.start);
   std::vector<std::vector<double>> solutions;
   nlohmann::json solves = nlohmann::json::array();
   double solve_seconds = 0;
   std::size_t preconditioner_bytes = 0;
-  std::vector<double> rhs(n), g(K * 4 * nfp);
+  std::vector<double> rhs(n), g(walls.num_faces() * walls.face_nodes());
   for (std::size_t d = 0; d < cs.directions.size(); ++d) {
-    const auto& s = cs.directions[d];
+    const auto& dir = cs.directions[d];
     const auto t0 = Clock::now();
-    op.set_direction(s, kappa, blocks);
-    preconditioner_bytes = std::max(preconditioner_bytes, op.preconditioner_bytes());
-    for (std::size_t e = 0; e < K; ++e) {
-      const auto& m = medium_of(e);
-      for (std::size_t i = 0; i < np; ++i) rhs[e * np + i] = emission[e * np + i] + m.source(disc.node_position[e * np + i], s);
-      for (int f = 0; f < 4; ++f) {
-        if (mesh.neighbour[e][f] >= 0 || op.coefficients().inflow[e][f] == 0.0) continue;
-        const auto& b = cs.boundaries[static_cast<std::size_t>(boundary_of_group[static_cast<std::size_t>(mesh.boundary_group[e][f])])];
-        for (std::size_t j = 0; j < nfp; ++j) {
-          const auto& x = disc.node_position[e * np + static_cast<std::size_t>(disc.ref.face_nodes[f][j])];
-          g[(e * 4 + f) * nfp + j] = b.type == io::BoundaryType::black
-                                         ? io::kStefanBoltzmann * std::pow(b.temperature, 4) / io::kPi
-                                         : (*b.intensity)(x, s);
-        }
-      }
-    }
-    transport::add_boundary_inflow(disc, op.coefficients(), g, rhs);
+    for (std::size_t i = 0; i < n; ++i) rhs[i] = medium.kappa[i] * medium.blackbody_intensity[i];
+    problem::add_user_source(medium, disc, dir, rhs);
+    walls.inflow(-1, dir, true, {}, g);
+    walls.lift(dir, g, rhs);
     std::vector<double> u(n, 0.0);
-    transport::KrylovOptions ko;
-    ko.rtol = cs.solver.rtol;
-    ko.max_iterations = cs.solver.max_iterations;
-    ko.precondition = blocks != backend::BlockKind::none;
-    ko.progress = opt.progress;
-    ko.label = fmt::format("direction {} ({:.5g}, {:.5g}, {:.5g})", d, s[0], s[1], s[2]);
-    const auto res = transport::solve_bicgstab(op, rhs, u, ko);
+    const std::string label = fmt::format("direction {} ({:.5g}, {:.5g}, {:.5g})", d, dir[0], dir[1], dir[2]);
+    nlohmann::json js;
+    if (inner == io::InnerMethod::sweep) {
+      const auto tp = Clock::now();
+      const auto plan = transport::plan_sweep(disc, dir);
+      const double plan_sec = seconds_since(tp);
+      const auto res = transport::sweep_solve(disc, plan, medium.sigma_t, rhs, u, cs.solver.rtol);
+      op.set_direction(dir, medium.sigma_t, backend::BlockKind::none);
+      std::vector<double> y(n);
+      op.apply(u, y);
+      double r2 = 0, b2 = 0;
+      for (std::size_t i = 0; i < n; ++i) r2 += (y[i] - rhs[i]) * (y[i] - rhs[i]), b2 += rhs[i] * rhs[i];
+      const double rel = b2 > 0 ? std::sqrt(r2 / b2) : std::sqrt(r2);
+      js = {{"iterations", res.passes}, {"relative_residual", rel}, {"converged", true}, {"levels", plan.num_levels()},
+            {"cycles", plan.cycles}, {"lagged_faces", plan.lagged}, {"lagged_fraction", plan.lagged_fraction},
+            {"plan_seconds", plan_sec}, {"reason", plan.lagged ? "sweep passes converged" : "exact sweep (no cycles)"}};
+    } else {
+      op.set_direction(dir, medium.sigma_t, blocks);
+      preconditioner_bytes = std::max(preconditioner_bytes, op.preconditioner_bytes());
+      transport::KrylovOptions ko;
+      ko.rtol = cs.solver.rtol;
+      ko.max_iterations = cs.solver.max_iterations;
+      ko.precondition = blocks != backend::BlockKind::none;
+      ko.progress = opt.progress;
+      ko.label = label;
+      const auto res = transport::solve_bicgstab(op, rhs, u, ko);
+      js = {{"iterations", res.iterations}, {"relative_residual", res.relative_residual}, {"converged", res.converged},
+            {"krylov_seconds", res.seconds}, {"reason", res.reason}};
+    }
     const double sec = seconds_since(t0);
     solve_seconds += sec;
-    log(fmt::format("  {}: {} iterations, relative residual {:.2e}, {:.3f} s", ko.label, res.iterations, res.relative_residual, sec));
-    solves.push_back({{"direction", {s[0], s[1], s[2]}}, {"iterations", res.iterations},
-                      {"relative_residual", res.relative_residual}, {"converged", res.converged}, {"seconds", sec},
-                      {"krylov_seconds", res.seconds}, {"reason", res.reason}});
+    js["direction"] = {dir[0], dir[1], dir[2]};
+    js["seconds"] = sec;
+    s.log(fmt::format("  {}: {} iterations, relative residual {:.2e}, {:.3f} s", label, js["iterations"].get<int>(),
+                      js["relative_residual"].get<double>(), sec));
+    solves.push_back(js);
     solutions.push_back(std::move(u));
   }
 
-  nlohmann::json summary;
-  summary["dgrte_version"] = kVersion;
-  summary["case"] = cs.file.string();
-  nlohmann::json vg = nlohmann::json::array(), sg = nlohmann::json::array();
-  for (const auto& gr : mesh.volume_groups) vg.push_back(group_label(gr));
-  for (const auto& gr : mesh.surface_groups) sg.push_back(group_label(gr));
-  summary["mesh"] = {{"file", mesh.source}, {"elements", K}, {"vertices", mesh.vertices.size()}, {"volume_groups", vg}, {"surface_groups", sg}};
-  summary["order"] = cs.order;
-  summary["nodes_per_element"] = np;
-  summary["dofs"] = n;
+  auto summary = summary_header(s);
   summary["directions"] = cs.directions.size();
-  summary["solver"] = {{"method", cs.solver.method}, {"preconditioner", io::to_string(cs.solver.preconditioner)},
-                       {"rtol", cs.solver.rtol}, {"max_iterations", cs.solver.max_iterations},
-                       {"preconditioner_bytes", preconditioner_bytes},
+  summary["solver"] = {{"method", cs.solver.method}, {"inner", io::to_string(inner)},
+                       {"preconditioner", io::to_string(cs.solver.preconditioner)}, {"rtol", cs.solver.rtol},
+                       {"max_iterations", cs.solver.max_iterations}, {"preconditioner_bytes", preconditioner_bytes},
                        {"preconditioner_blocks_cached", preconditioner_bytes > 0 || blocks == backend::BlockKind::none}};
-  summary["solves"] = solves;
-
-  // Errors against the exact solution, over all directions.
-  std::vector<io::CellField> cell_fields;
-  {
-    io::CellField id{"element_id", {}}, group{"volume_group", {}};
-    for (std::size_t e = 0; e < K; ++e) {
-      id.values.push_back(static_cast<double>(e));
-      const int gi = mesh.tet_group[e];
-      group.values.push_back(gi >= 0 ? mesh.volume_groups[static_cast<std::size_t>(gi)].tag : -1);
-    }
-    cell_fields.push_back(std::move(id));
-    cell_fields.push_back(std::move(group));
-  }
+  auto cell_fields = element_fields(s.mesh);
   if (cs.exact) {
     double err2 = 0, ex2 = 0, linf = 0;
-    nlohmann::json per = nlohmann::json::array();
     for (std::size_t d = 0; d < solutions.size(); ++d) {
-      const auto& s = cs.directions[d];
-      const auto norms = transport::error_norms(disc, solutions[d], [&](const transport::Vec3& x) { return (*cs.exact)(x, s); });
+      const auto& dir = cs.directions[d];
+      const auto norms = transport::error_norms(disc, solutions[d], [&](const transport::Vec3& x) { return (*cs.exact)(x, dir); });
       err2 += norms.l2 * norms.l2;
       ex2 += norms.exact_l2 * norms.exact_l2;
       linf = std::max(linf, norms.linf);
-      per.push_back({{"l2", norms.l2}, {"linf", norms.linf}, {"relative_l2", norms.relative_l2}});
-      solves[d]["error"] = per.back();
+      solves[d]["error"] = {{"l2", norms.l2}, {"linf", norms.linf}, {"relative_l2", norms.relative_l2}};
       cell_fields.push_back({fmt::format("error_{}", d), norms.element_l2});
     }
-    summary["solves"] = solves;
-    summary["error"] = {{"l2", std::sqrt(err2)}, {"linf", linf}, {"relative_l2", ex2 > 0 ? std::sqrt(err2 / ex2) : std::sqrt(err2)},
-                        {"quadrature_degree", 2 * cs.order + 2}};
-    log(fmt::format("  error: L2 {:.4e}, max {:.4e}, relative L2 {:.4e}", std::sqrt(err2), linf,
-                    ex2 > 0 ? std::sqrt(err2 / ex2) : std::sqrt(err2)));
+    const double rel = ex2 > 0 ? std::sqrt(err2 / ex2) : std::sqrt(err2);
+    summary["error"] = {{"l2", std::sqrt(err2)}, {"linf", linf}, {"relative_l2", rel}, {"quadrature_degree", 2 * cs.order + 2}};
+    s.log(fmt::format("  error: L2 {:.4e}, max {:.4e}, relative L2 {:.4e}", std::sqrt(err2), linf, rel));
   }
+  summary["solves"] = solves;
 
-  // Outputs.
   const auto& dir = cs.output.directory;
   std::filesystem::create_directories(dir);
   const auto t_out = Clock::now();
   if (cs.output.vtk) {
     std::vector<io::PointField> pf;
     std::vector<std::string> names;
-    for (std::size_t d = 0; d < solutions.size(); ++d) names.push_back(fmt::format("I_{}", d));
+    io::StringData directions{"direction_of_array", {}};
+    for (std::size_t d = 0; d < solutions.size(); ++d) {
+      names.push_back(fmt::format("I_{}", d));
+      directions.values.push_back(fmt::format("I_{}: ({:.9g}, {:.9g}, {:.9g})", d, cs.directions[d][0], cs.directions[d][1], cs.directions[d][2]));
+    }
     for (std::size_t d = 0; d < solutions.size(); ++d) pf.push_back({names[d], solutions[d]});
-    io::write_solution_vtu(dir / "solution.vtu", disc, pf, cell_fields, cs.output.linear);
+    pf.push_back({"kappa", medium.kappa});
+    pf.push_back({"Ib", medium.blackbody_intensity});
+    auto fd = group_names(s.mesh);
+    fd.push_back(directions);
+    io::write_solution_vtu(dir / "solution.vtu", disc, pf, cell_fields, cs.output.linear, fd);
   }
-  write_probes(dir, cs, disc, solutions, warnings);
-  for (std::size_t i = cs.warnings.size(); i < warnings.size(); ++i) std::cerr << "warning: " << warnings[i] << "\n";
-
-  summary["timing"] = {{"setup_seconds", setup_seconds}, {"solve_seconds", solve_seconds},
-                       {"output_seconds", seconds_since(t_out)}, {"total_seconds", seconds_since(t_start)}};
+  if (!cs.output.probes.empty()) {
+    std::filesystem::create_directories(dir / "probes");
+    const transport::PointLocator locator(disc);
+    for (const auto& probe : cs.output.probes) {
+      if (!probe.wall.empty())
+        throw InputError(fmt::format("{}: wall probes need an angular run (wall fluxes are moments over a quadrature)", probe.where));
+      std::string text = "x,y,z";
+      for (std::size_t d = 0; d < solutions.size(); ++d) text += fmt::format(",I_{}", d);
+      text += "\n";
+      int outside = 0;
+      for (int i = 0; i < probe.points; ++i) {
+        const double t = probe.points > 1 ? static_cast<double>(i) / (probe.points - 1) : 0.0;
+        const transport::Vec3 x{probe.from[0] + t * (probe.to[0] - probe.from[0]), probe.from[1] + t * (probe.to[1] - probe.from[1]),
+                                probe.from[2] + t * (probe.to[2] - probe.from[2])};
+        text += fmt::format("{:.10g},{:.10g},{:.10g}", x[0], x[1], x[2]);
+        const auto loc = locator.locate(x);
+        if (!loc) ++outside;
+        for (const auto& u : solutions) text += loc ? fmt::format(",{:.12g}", locator.evaluate(*loc, u)) : std::string(",nan");
+        text += "\n";
+      }
+      if (outside)
+        s.warnings.push_back(fmt::format("probe '{}': {} of {} points lie outside the mesh (written as nan)", probe.name, outside, probe.points));
+      io::write_text_atomically(dir / "probes" / (probe.name + ".csv"), text);
+    }
+  }
   summary["grind_ns_per_dof"] = solve_seconds * 1e9 / (static_cast<double>(n) * static_cast<double>(cs.directions.size()));
-  summary["peak_memory_mb"] = peak_memory_mb();
   summary["outputs"] = {{"vtk", cs.output.vtk ? "solution.vtu" : ""}, {"vtk_cells", cs.output.linear ? "linear" : "lagrange"}};
-  summary["warnings"] = warnings;
-  io::write_text_atomically(dir / "summary.json", summary.dump(2) + "\n");
-  log(fmt::format("  wrote {} (total {:.2f} s)", (dir / "summary.json").string(), seconds_since(t_start)));
+  finish(s, summary, setup_seconds, solve_seconds, t_out);
   return summary;
+}
+
+// `angular:` — the gray radiative-transfer solve over a quadrature.
+nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
+  const auto& cs = s.cs;
+  const auto& disc = s.disc;
+  const auto quad = problem::build_quadrature(*cs.angular);
+  const problem::Medium medium = problem::build_medium(cs, disc, &quad);
+  const problem::Walls walls(cs, disc, &quad, s.warnings);
+  for (const auto& probe : cs.output.probes)
+    if (!probe.wall.empty()) output::locate_wall_probe(probe, disc, walls);  // fail before the solve, not after
+  solver::GrayOptions go;
+  go.outer = cs.solver.outer;
+  go.tolerance = cs.solver.outer_tolerance;
+  go.max_outer = cs.solver.outer_max_iterations;
+  go.inner = cs.solver.inner.value_or(io::InnerMethod::sweep);
+  go.inner_rtol = std::min(cs.solver.rtol, 1e-2 * cs.solver.outer_tolerance);
+  go.inner_max_iterations = cs.solver.max_iterations;
+  go.preconditioner = cs.solver.preconditioner;
+  go.block_budget_bytes = static_cast<std::size_t>(cs.solver.preconditioner_memory_mb * 1024.0 * 1024.0);
+  go.keep_intensities = cs.output.intensities;
+  go.progress = opt.progress;
+  s.log(fmt::format("dgrte {}: case {} — {} tets, order {}, {}, {} ordinates{}{}", kVersion, cs.file.string(), disc.num_elements(),
+                    cs.order, quad.name, quad.size(), medium.scatters() ? ", scattering" : "",
+                    walls.reflects() ? ", reflecting walls" : ""));
+  const double setup_seconds = seconds_since(s.start);
+  const auto result = solver::solve_gray(disc, quad, medium, walls, go);
+  const double solve_seconds = seconds_since(s.start) - setup_seconds;
+  const auto fields = output::radiation_fields(disc, medium, walls, result);
+  const auto balance = output::energy_balance(disc, walls, fields);
+  s.log(fmt::format("  {}: {} outer iterations, {} transport sweeps, {} inner iterations, {:.2f} s", result.outer_method,
+                    result.outer_iterations, result.transport_sweeps, result.inner_iterations, result.seconds));
+  s.log(fmt::format("  energy balance: integral div q = {:.6g} W, wall net flux = {:.6g} W, relative imbalance {:.2e}",
+                    balance["volume_W"].get<double>(), balance["walls_W"].get<double>(), balance["relative_imbalance"].get<double>()));
+
+  auto summary = summary_header(s);
+  const std::size_t n = disc.num_dofs();
+  nlohmann::json q = {{"name", quad.name}, {"type", cs.angular->quadrature}, {"directions", quad.size()},
+                      {"wall_flux_normalisation", cs.angular->wall_flux_normalisation}};
+  summary["quadrature"] = q;
+  summary["directions"] = quad.size();
+  nlohmann::json phases = nlohmann::json::array();
+  for (std::size_t i = 0; i < medium.phase.size(); ++i)
+    phases.push_back({{"name", medium.phase[i].name}, {"g", medium.phase[i].asymmetry()}, {"rank", medium.scattering[i].rank},
+                      {"energy_residual", medium.scattering[i].energy_residual},
+                      {"asymmetry_residual", medium.scattering[i].asymmetry_residual}});
+  summary["scattering"] = {{"present", medium.scatters()}, {"phase_functions", phases}, {"moments_per_node", medium.scattering_rank}};
+  summary["solver"] = {{"outer", result.outer_method},
+                       {"inner", result.inner_method},
+                       {"outer_tolerance", go.tolerance},
+                       {"inner_rtol", go.inner_rtol},
+                       {"stopping_rule", result.stopping_rule},
+                       {"outer_iterations", result.outer_iterations},
+                       {"transport_sweeps", result.transport_sweeps},
+                       {"inner_iterations", result.inner_iterations},
+                       {"outer_residual", result.outer_residual},
+                       {"history", result.history},
+                       {"coupling_unknowns", result.coupling_unknowns},
+                       {"plan_seconds", result.plan_seconds},
+                       {"plan_bytes", result.plan_bytes},
+                       {"field_bytes", result.field_bytes},
+                       {"max_levels", result.max_levels},
+                       {"cycles", result.total_cycles},
+                       {"lagged_fraction", result.lagged_fraction}};
+  summary["walls"] = output::wall_summary(disc, walls, fields, result);
+  summary["energy_balance"] = balance;
+  summary["grind_ns_per_dof"] =
+      result.seconds * 1e9 / (static_cast<double>(n) * static_cast<double>(quad.size()) * std::max(1, result.transport_sweeps));
+  summary["grind_definition"] = "solve seconds / (DOFs x ordinates x transport sweeps)";
+
+  const auto& dir = cs.output.directory;
+  std::filesystem::create_directories(dir);
+  const auto t_out = Clock::now();
+  output::write_quadrature_csv(dir / "quadrature.csv", quad);
+  if (cs.output.vtk) {
+    std::vector<io::PointField> pf{{"G", result.G},         {"qx", result.qx},       {"qy", result.qy},
+                                   {"qz", result.qz},       {"divq", fields.divq},    {"divq_from_q", fields.divq_from_q},
+                                   {"kappa", medium.kappa}, {"sigma_s", medium.sigma_s}, {"Ib", medium.blackbody_intensity}};
+    std::vector<std::string> names;
+    io::StringData directions{"direction_of_array", {}};
+    for (std::size_t m = 0; m < result.intensities.size(); ++m) {
+      names.push_back(fmt::format("I_{}", m));
+      directions.values.push_back(fmt::format("I_{}: ({:.9g}, {:.9g}, {:.9g}) w {:.9g}", m, quad.s[m][0], quad.s[m][1], quad.s[m][2], quad.w[m]));
+    }
+    for (std::size_t m = 0; m < result.intensities.size(); ++m) pf.push_back({names[m], result.intensities[m]});
+    auto fd = group_names(s.mesh);
+    if (!directions.values.empty()) fd.push_back(directions);
+    io::write_solution_vtu(dir / "solution.vtu", disc, pf, element_fields(s.mesh), cs.output.linear, fd);
+    std::vector<std::size_t> faces;
+    io::CellField group{"surface_group", {}}, emissivity{"emissivity", {}};
+    std::vector<double> wall_T(fields.q_net.size());
+    for (std::size_t b = 0; b < walls.num_faces(); ++b) {
+      faces.push_back(walls.element_face(b));
+      const int g = s.mesh.boundary_group[walls.element_face(b) / 4][walls.element_face(b) % 4];
+      group.values.push_back(g >= 0 ? s.mesh.surface_groups[static_cast<std::size_t>(g)].tag : -1);
+      emissivity.values.push_back(walls.wall(walls.wall_of(b)).emissivity);
+      for (std::size_t j = 0; j < walls.face_nodes(); ++j) wall_T[b * walls.face_nodes() + j] = walls.temperature(b, j);
+    }
+    io::write_faces_vtu(dir / "walls.vtu", disc, faces,
+                        {{"q_in", result.q_in}, {"q_net", fields.q_net}, {"q_out", result.q_out}, {"q_emitted", fields.q_emitted},
+                         {"temperature", wall_T}},
+                        {group, emissivity}, group_names(s.mesh));
+  }
+  output::write_probes(dir, cs, disc, walls, result, fields, s.warnings);
+  summary["outputs"] = {{"vtk", cs.output.vtk ? "solution.vtu" : ""}, {"walls_vtk", cs.output.vtk ? "walls.vtu" : ""},
+                        {"quadrature", "quadrature.csv"}, {"vtk_cells", cs.output.linear ? "linear" : "lagrange"}};
+  finish(s, summary, setup_seconds, solve_seconds, t_out);
+  return summary;
+}
+
+}  // namespace
+
+nlohmann::json run_case(const RunOptions& opt) {
+  Setup s{io::read_case(opt.case_file), {}, {}, {}, {}, Clock::now(), 0};
+  if (opt.output_directory) s.cs.output.directory = *opt.output_directory;
+  if (opt.linear_vtk) s.cs.output.linear = *opt.linear_vtk;
+  s.log = [&](const std::string& line) {
+    if (!opt.quiet) std::cout << line << std::endl;
+  };
+  s.warnings = s.cs.warnings;
+  for (const auto& w : s.warnings) std::cerr << "warning: " << w << "\n";
+  s.printed = s.warnings.size();
+  s.mesh = s.cs.mesh.file.empty() ? mesh::mesh_geo(s.cs.mesh.geo, s.cs.mesh.size) : mesh::read_mesh(s.cs.mesh.file);
+  s.disc = transport::make_discretization(s.mesh, s.cs.order);
+  return s.cs.angular ? run_angular(s, opt) : run_directions(s, opt);
 }
 
 }  // namespace dgrte::app

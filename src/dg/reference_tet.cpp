@@ -2,6 +2,8 @@
 // ch. 10 (Vandermonde3D, Dmatrices3D, Lift3D). Equation/section numbers refer to that book.
 #include "dg/reference_tet.hpp"
 
+#include "mesh/tet_topology.hpp"
+
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <numbers>
@@ -435,6 +437,32 @@ ReferenceTet ReferenceTet::build(int order) {
 Matrix ReferenceTet::interpolation_matrix(const Points& rst) const {
   const Eigen::PartialPivLU<Matrix> lu_transpose(vandermonde.transpose());
   return lu_transpose.solve(orthonormal_basis(order, rst).transpose()).transpose();
+}
+
+}  // namespace dgrte::dg
+
+namespace dgrte::dg {
+
+Matrix ReferenceTet::face_interpolation_matrix(int f, const std::vector<std::array<double, 2>>& points) const {
+  // Monomials in (l1, l2) of degree <= order: unisolvent on the face nodes; conditioning is
+  // harmless for order <= 8 on [0, 1].
+  auto monomials = [this](double a, double b) {
+    Eigen::RowVectorXd row(num_face_nodes);
+    Eigen::Index c = 0;
+    for (int i = 0; i <= order; ++i)
+      for (int j = 0; i + j <= order; ++j) row[c++] = std::pow(a, i) * std::pow(b, j);
+    return row;
+  };
+  Matrix V(num_face_nodes, num_face_nodes);
+  for (int j = 0; j < num_face_nodes; ++j) {
+    const int node = face_nodes[f][static_cast<std::size_t>(j)];
+    const double r = nodes(node, 0), s = nodes(node, 1), t = nodes(node, 2);
+    const std::array<double, 4> lam{-(1 + r + s + t) / 2, (1 + r) / 2, (1 + s) / 2, (1 + t) / 2};
+    V.row(j) = monomials(lam[mesh::kFaceVertices[f][1]], lam[mesh::kFaceVertices[f][2]]);
+  }
+  Matrix T(static_cast<Eigen::Index>(points.size()), num_face_nodes);
+  for (std::size_t i = 0; i < points.size(); ++i) T.row(static_cast<Eigen::Index>(i)) = monomials(points[i][0], points[i][1]);
+  return T * V.inverse();
 }
 
 }  // namespace dgrte::dg

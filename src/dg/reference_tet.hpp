@@ -44,6 +44,10 @@ struct ReferenceTet {
 
   // Interpolation matrix from the nodal values to arbitrary reference points: rows = points.
   Matrix interpolation_matrix(const Points& rst) const;
+  // Interpolation from the N_fp node values of face f (face_nodes order) to points of that face
+  // given by the barycentrics (l1, l2) of the face's 2nd and 3rd vertices (mesh face-vertex
+  // order (v_a, v_b, v_c): x = (1 - l1 - l2) v_a + l1 v_b + l2 v_c); rows = points.
+  Matrix face_interpolation_matrix(int f, const std::vector<std::array<double, 2>>& points) const;
 };
 
 // Quadrature on the reference tetrahedron exact for polynomials of total degree <= degree

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -85,6 +86,56 @@ MeshSpec parse_mesh(const Ctx& c, const YAML::Node& n, const std::filesystem::pa
   return m;
 }
 
+MediumSpec::Phase parse_phase(const Ctx& c, const YAML::Node& n, const std::string& p) {
+  MediumSpec::Phase ph;
+  ph.where = c.where(p, n);
+  if (n.IsScalar()) {
+    ph.type = n.Scalar();
+    if (ph.type != "isotropic") c.fail(p, n, fmt::format("'{}' needs parameters: write {{type: {}, ...}}", ph.type, ph.type));
+    return ph;
+  }
+  check_map(c, n, p, {"type", "g", "a1", "coefficients", "name"});
+  if (!n["type"]) c.fail(p, n, "missing 'type' (isotropic, linear, henyey-greenstein, legendre or kim-lee)");
+  ph.type = scalar<std::string>(c, n["type"], p + ".type", "a phase-function type");
+  auto need = [&](const char* key) {
+    if (!n[key]) c.fail(p, n, fmt::format("type {} needs '{}'", ph.type, key));
+    return n[key];
+  };
+  auto only = [&](std::set<std::string> keys) {
+    for (const auto& kv : n) {
+      const auto k = kv.first.as<std::string>();
+      if (k != "type" && !keys.count(k)) c.fail(p + "." + k, kv.first, fmt::format("'{}' does not apply to type {}", k, ph.type));
+    }
+  };
+  if (ph.type == "isotropic") {
+    only({});
+  } else if (ph.type == "linear") {
+    only({"a1"});
+    ph.a1 = number(c, need("a1"), p + ".a1");
+    if (!(std::abs(ph.a1) <= 1)) c.fail(p + ".a1", n["a1"], "the linear phase function 1 + a1 mu is negative unless |a1| <= 1");
+  } else if (ph.type == "henyey-greenstein") {
+    only({"g"});
+    ph.g = number(c, need("g"), p + ".g");
+    if (!(std::abs(ph.g) < 1)) c.fail(p + ".g", n["g"], "the asymmetry factor g must satisfy |g| < 1");
+  } else if (ph.type == "legendre") {
+    only({"coefficients"});
+    const auto& a = need("coefficients");
+    if (!a.IsSequence() || a.size() == 0) c.fail(p + ".coefficients", a, "expected a list [a0, a1, ...] with a0 = 1");
+    for (std::size_t i = 0; i < a.size(); ++i) ph.coefficients.push_back(number(c, a[i], fmt::format("{}.coefficients[{}]", p, i)));
+    if (std::abs(ph.coefficients[0] - 1) > 1e-12)
+      c.fail(p + ".coefficients[0]", a[0], fmt::format("a0 = {} but the phase function is normalised with a0 = 1", ph.coefficients[0]));
+  } else if (ph.type == "kim-lee") {
+    only({"name"});
+    ph.name = scalar<std::string>(c, need("name"), p + ".name", "a name");
+    if (ph.name != "F1" && ph.name != "F2" && ph.name != "F3" && ph.name != "B1" && ph.name != "B2")
+      c.fail(p + ".name", n["name"], fmt::format("unknown Kim & Lee phase function '{}'; use F1, F2, F3, B1 or B2", ph.name));
+  } else {
+    c.fail(p + ".type", n["type"],
+           fmt::format("unknown phase function '{}'; use isotropic, linear, henyey-greenstein, legendre or kim-lee", ph.type));
+  }
+  return ph;
+}
+
 std::vector<MediumSpec> parse_media(const Ctx& c, const YAML::Node& n) {
   if (!n.IsMap() || n.size() == 0) c.fail("media", n, "expected a mapping from volume physical-group names (or \"*\") to media");
   std::vector<MediumSpec> media;
@@ -92,15 +143,19 @@ std::vector<MediumSpec> parse_media(const Ctx& c, const YAML::Node& n) {
     const auto group = kv.first.as<std::string>();
     const std::string p = "media." + group;
     const YAML::Node& m = kv.second;
-    check_map(c, m, p, {"kappa", "Ib", "temperature", "source"});
+    check_map(c, m, p, {"kappa", "Ib", "temperature", "source", "scattering", "phase_function"});
     if (!m["kappa"]) c.fail(p, m, "missing 'kappa' (absorption coefficient, 1/m)");
     if (m["Ib"] && m["temperature"]) c.fail(p, m, "give either 'Ib' or 'temperature', not both");
     if (!m["Ib"] && !m["temperature"]) c.fail(p, m, "missing 'Ib' (blackbody intensity) or 'temperature'");
     MediumSpec s{group, expression(c, m["kappa"], p + ".kappa", kSpaceVars), std::nullopt, std::nullopt,
                  m["source"] ? expression(c, m["source"], p + ".source", kSpaceDirectionVars)
-                             : Expression("0", kSpaceDirectionVars, p + ".source")};
+                             : Expression("0", kSpaceDirectionVars, p + ".source"),
+                 Expression("0", kSpaceVars, p + ".scattering"), {}, 0};
     if (m["Ib"]) s.blackbody_intensity = expression(c, m["Ib"], p + ".Ib", kSpaceVars);
     if (m["temperature"]) s.temperature = expression(c, m["temperature"], p + ".temperature", kSpaceVars);
+    if (m["scattering"]) s.scattering = expression(c, m["scattering"], p + ".scattering", kSpaceVars);
+    if (m["phase_function"]) s.phase = parse_phase(c, m["phase_function"], p + ".phase_function");
+    s.line = kv.first.Mark().line + 1;
     media.push_back(std::move(s));
   }
   return media;
@@ -114,22 +169,58 @@ std::vector<BoundarySpec> parse_boundaries(const Ctx& c, const YAML::Node& n) {
     const auto group = kv.first.as<std::string>();
     const std::string p = "boundaries." + group;
     const YAML::Node& b = kv.second;
-    check_map(c, b, p, {"type", "temperature", "intensity"});
+    check_map(c, b, p, {"type", "temperature", "intensity", "emissivity", "specular_fraction", "reflectivity", "flux"});
     BoundarySpec s;
     s.group = group;
+    s.line = kv.first.Mark().line + 1;
     const std::string type = b["type"] ? scalar<std::string>(c, b["type"], p + ".type", "a boundary type") : "black";
-    if (type == "black") {
-      s.type = BoundaryType::black;
-      if (b["intensity"]) c.fail(p + ".intensity", b["intensity"], "'intensity' applies to type: inflow only");
-      if (b["temperature"]) s.temperature = number(c, b["temperature"], p + ".temperature");
-      if (s.temperature < 0) c.fail(p + ".temperature", b["temperature"], "temperature must be >= 0 K");
-    } else if (type == "inflow") {
-      s.type = BoundaryType::inflow;
-      if (b["temperature"]) c.fail(p + ".temperature", b["temperature"], "'temperature' applies to type: black only");
+    const std::map<std::string, std::pair<BoundaryType, std::set<std::string>>> types{
+        {"black", {BoundaryType::black, {"temperature"}}},
+        {"gray", {BoundaryType::gray, {"temperature", "emissivity", "specular_fraction"}}},
+        {"specular", {BoundaryType::specular, {"temperature", "reflectivity"}}},
+        {"symmetry", {BoundaryType::symmetry, {}}},
+        {"inflow", {BoundaryType::inflow, {"intensity"}}},
+        {"irradiation", {BoundaryType::irradiation, {"flux"}}}};
+    const auto t = types.find(type);
+    if (t == types.end())
+      c.fail(p + ".type", b["type"],
+             fmt::format("unknown boundary type '{}'; use black, gray, specular, symmetry, inflow or irradiation", type));
+    s.type = t->second.first;
+    for (const auto& key : b) {
+      const auto k = key.first.as<std::string>();
+      if (k != "type" && !t->second.second.count(k))
+        c.fail(p + "." + k, key.first, fmt::format("'{}' does not apply to type: {} (it takes: {})", k, type,
+                                                  t->second.second.empty() ? "nothing else" : join(t->second.second)));
+    }
+    if (b["temperature"]) s.temperature = expression(c, b["temperature"], p + ".temperature", kSpaceVars);
+    if (b["temperature"] && s.temperature.is_constant() && !(s.temperature(Vec3{0, 0, 0}) >= 0))
+      c.fail(p + ".temperature", b["temperature"], "temperature must be >= 0 K");
+    if (s.type == BoundaryType::gray) {
+      if (!b["emissivity"]) c.fail(p, b, "type: gray needs 'emissivity' (0 < emissivity <= 1)");
+      s.emissivity = number(c, b["emissivity"], p + ".emissivity");
+      if (!(s.emissivity > 0 && s.emissivity <= 1)) c.fail(p + ".emissivity", b["emissivity"], "emissivity must be in (0, 1]");
+      if (b["specular_fraction"]) {
+        s.specular_fraction = number(c, b["specular_fraction"], p + ".specular_fraction");
+        if (!(s.specular_fraction >= 0 && s.specular_fraction <= 1))
+          c.fail(p + ".specular_fraction", b["specular_fraction"], "specular_fraction must be in [0, 1]");
+      }
+    } else if (s.type == BoundaryType::specular) {
+      if (!b["reflectivity"]) c.fail(p, b, "type: specular needs 'reflectivity' (0 <= reflectivity <= 1)");
+      s.reflectivity = number(c, b["reflectivity"], p + ".reflectivity");
+      if (!(s.reflectivity >= 0 && s.reflectivity <= 1)) c.fail(p + ".reflectivity", b["reflectivity"], "reflectivity must be in [0, 1]");
+      s.emissivity = 1 - s.reflectivity;
+      s.specular_fraction = 1;
+    } else if (s.type == BoundaryType::symmetry) {
+      s.emissivity = 0;
+      s.reflectivity = 1;
+      s.specular_fraction = 1;
+    } else if (s.type == BoundaryType::inflow) {
       if (!b["intensity"]) c.fail(p, b, "type: inflow needs 'intensity' (expression of x, y, z, sx, sy, sz)");
       s.intensity = expression(c, b["intensity"], p + ".intensity", kSpaceDirectionVars);
-    } else {
-      c.fail(p + ".type", b["type"], fmt::format("unknown boundary type '{}'; use black or inflow", type));
+    } else if (s.type == BoundaryType::irradiation) {
+      if (!b["flux"]) c.fail(p, b, "type: irradiation needs 'flux' (incoming diffuse flux, W/m^2)");
+      s.flux = number(c, b["flux"], p + ".flux");
+      if (!(s.flux >= 0)) c.fail(p + ".flux", b["flux"], "flux must be >= 0 W/m^2");
     }
     out.push_back(std::move(s));
   }
@@ -137,8 +228,30 @@ std::vector<BoundarySpec> parse_boundaries(const Ctx& c, const YAML::Node& n) {
 }
 
 SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
-  check_map(c, n, "solver", {"method", "preconditioner", "rtol", "max_iterations", "preconditioner_memory_mb"});
+  check_map(c, n, "solver", {"method", "preconditioner", "rtol", "max_iterations", "preconditioner_memory_mb", "inner",
+                              "outer", "outer_tolerance", "outer_max_iterations"});
   SolverSpec s;
+  if (n["inner"]) {
+    const auto v = scalar<std::string>(c, n["inner"], "solver.inner", "an inner solver name");
+    if (v == "sweep") s.inner = InnerMethod::sweep;
+    else if (v == "bicgstab") s.inner = InnerMethod::bicgstab;
+    else c.fail("solver.inner", n["inner"], fmt::format("unknown inner solver '{}'; use sweep or bicgstab", v));
+  }
+  if (n["outer"]) {
+    const auto v = scalar<std::string>(c, n["outer"], "solver.outer", "an outer solver name");
+    if (v == "source-iteration") s.outer = OuterMethod::source_iteration;
+    else if (v == "gmres") s.outer = OuterMethod::gmres;
+    else if (v == "bicgstab") s.outer = OuterMethod::bicgstab;
+    else c.fail("solver.outer", n["outer"], fmt::format("unknown outer solver '{}'; use gmres, bicgstab or source-iteration", v));
+  }
+  if (n["outer_tolerance"]) {
+    s.outer_tolerance = number(c, n["outer_tolerance"], "solver.outer_tolerance");
+    if (!(s.outer_tolerance > 0 && s.outer_tolerance < 1)) c.fail("solver.outer_tolerance", n["outer_tolerance"], "must be in (0, 1)");
+  }
+  if (n["outer_max_iterations"]) {
+    s.outer_max_iterations = scalar<int>(c, n["outer_max_iterations"], "solver.outer_max_iterations", "an integer");
+    if (s.outer_max_iterations < 1) c.fail("solver.outer_max_iterations", n["outer_max_iterations"], "must be >= 1");
+  }
   if (n["method"]) {
     s.method = scalar<std::string>(c, n["method"], "solver.method", "a method name");
     if (s.method != "bicgstab") c.fail("solver.method", n["method"], fmt::format("unknown method '{}'; use bicgstab", s.method));
@@ -166,23 +279,76 @@ SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
   return s;
 }
 
+AngularSpec parse_angular(const Ctx& c, const YAML::Node& n, const std::filesystem::path& base) {
+  const std::string p = "angular";
+  check_map(c, n, p, {"quadrature", "order", "polar", "azimuthal", "axis", "file", "wall_flux_normalisation"});
+  AngularSpec a;
+  a.where = c.where(p, n);
+  if (!n["quadrature"]) c.fail(p, n, "missing 'quadrature' (sn, sn-heat, tn, fv, product or file)");
+  a.quadrature = scalar<std::string>(c, n["quadrature"], p + ".quadrature", "a quadrature name");
+  const std::map<std::string, std::set<std::string>> keys{{"sn", {"order"}},           {"sn-heat", {"order"}},
+                                                          {"tn", {"order"}},           {"fv", {"polar", "azimuthal", "axis"}},
+                                                          {"product", {"polar", "azimuthal", "axis"}}, {"file", {"file"}}};
+  const auto k = keys.find(a.quadrature);
+  if (k == keys.end())
+    c.fail(p + ".quadrature", n["quadrature"], fmt::format("unknown quadrature '{}'; use sn, sn-heat, tn, fv, product or file", a.quadrature));
+  for (const auto& kv : n) {
+    const auto key = kv.first.as<std::string>();
+    if (key != "quadrature" && key != "wall_flux_normalisation" && !k->second.count(key))
+      c.fail(p + "." + key, kv.first, fmt::format("'{}' does not apply to quadrature {} (it takes: {})", key, a.quadrature, join(k->second)));
+  }
+  for (const auto& key : k->second)
+    if (key != "axis" && !n[key]) c.fail(p, n, fmt::format("quadrature {} needs '{}'", a.quadrature, key));
+  if (n["order"]) {
+    a.order = scalar<int>(c, n["order"], p + ".order", "an integer");
+    if (a.quadrature == "sn" && (a.order < 2 || a.order > 16 || a.order % 2))
+      c.fail(p + ".order", n["order"], "level-symmetric S_N needs an even order 2..16");
+    if (a.quadrature == "sn-heat" && a.order != 4 && a.order != 6 && a.order != 8)
+      c.fail(p + ".order", n["order"], "the heat-transfer S_N sets exist for orders 4, 6 and 8");
+    if (a.quadrature == "tn" && (a.order < 1 || a.order > 64)) c.fail(p + ".order", n["order"], "T_N needs an order 1..64");
+  }
+  if (n["polar"]) {
+    a.polar = scalar<int>(c, n["polar"], p + ".polar", "an integer");
+    if (a.polar < 1 || (a.quadrature == "product" && a.polar % 2))
+      c.fail(p + ".polar", n["polar"], a.quadrature == "product" ? "needs an even number >= 2 (half-range Gauss on each side)" : "must be >= 1");
+  }
+  if (n["azimuthal"]) {
+    a.azimuthal = scalar<int>(c, n["azimuthal"], p + ".azimuthal", "an integer");
+    if (a.azimuthal < 1) c.fail(p + ".azimuthal", n["azimuthal"], "must be >= 1");
+  }
+  if (n["axis"]) {
+    const auto ax = scalar<std::string>(c, n["axis"], p + ".axis", "x, y or z");
+    if (ax == "x") a.axis = 0;
+    else if (ax == "y") a.axis = 1;
+    else if (ax == "z") a.axis = 2;
+    else c.fail(p + ".axis", n["axis"], "axis must be x, y or z");
+  }
+  if (n["file"]) a.file = base / scalar<std::string>(c, n["file"], p + ".file", "a file name");
+  if (n["wall_flux_normalisation"])
+    a.wall_flux_normalisation = scalar<bool>(c, n["wall_flux_normalisation"], p + ".wall_flux_normalisation", "true or false");
+  return a;
+}
+
 OutputSpec parse_output(const Ctx& c, const YAML::Node& n) {
-  check_map(c, n, "output", {"directory", "vtk", "linear", "probes"});
+  check_map(c, n, "output", {"directory", "vtk", "linear", "probes", "intensities"});
   OutputSpec o;
   if (n["directory"]) o.directory = scalar<std::string>(c, n["directory"], "output.directory", "a directory name");
   if (n["vtk"]) o.vtk = scalar<bool>(c, n["vtk"], "output.vtk", "true or false");
   if (n["linear"]) o.linear = scalar<bool>(c, n["linear"], "output.linear", "true or false");
+  if (n["intensities"]) o.intensities = scalar<bool>(c, n["intensities"], "output.intensities", "true or false");
   if (n["probes"]) {
     const auto& ps = n["probes"];
     if (!ps.IsSequence()) c.fail("output.probes", ps, "expected a list of {name, from, to, points}");
     std::set<std::string> names;
     for (std::size_t i = 0; i < ps.size(); ++i) {
       const std::string p = fmt::format("output.probes[{}]", i);
-      check_map(c, ps[i], p, {"name", "from", "to", "points"});
+      check_map(c, ps[i], p, {"name", "from", "to", "points", "wall"});
       for (const char* k : {"name", "from", "to", "points"})
         if (!ps[i][k]) c.fail(p, ps[i], fmt::format("missing '{}'", k));
       ProbeSpec s{scalar<std::string>(c, ps[i]["name"], p + ".name", "a name"), vec3(c, ps[i]["from"], p + ".from"),
-                  vec3(c, ps[i]["to"], p + ".to"), scalar<int>(c, ps[i]["points"], p + ".points", "an integer")};
+                  vec3(c, ps[i]["to"], p + ".to"), scalar<int>(c, ps[i]["points"], p + ".points", "an integer"), "", ""};
+      if (ps[i]["wall"]) s.wall = scalar<std::string>(c, ps[i]["wall"], p + ".wall", "a surface group name");
+      s.where = c.where(p, ps[i]);
       if (s.points < 1) c.fail(p + ".points", ps[i]["points"], "must be >= 1");
       if (s.name.empty() || s.name.find_first_of("/\\ ") != std::string::npos)
         c.fail(p + ".name", ps[i]["name"], "must be a non-empty file-name-safe word (no spaces or slashes)");
@@ -194,6 +360,29 @@ OutputSpec parse_output(const Ctx& c, const YAML::Node& n) {
 }
 
 }  // namespace
+
+const char* to_string(OuterMethod m) {
+  switch (m) {
+    case OuterMethod::source_iteration: return "source-iteration";
+    case OuterMethod::gmres: return "gmres";
+    case OuterMethod::bicgstab: return "bicgstab";
+  }
+  return "?";
+}
+
+const char* to_string(InnerMethod m) { return m == InnerMethod::sweep ? "sweep" : "bicgstab"; }
+
+const char* to_string(BoundaryType t) {
+  switch (t) {
+    case BoundaryType::black: return "black";
+    case BoundaryType::gray: return "gray";
+    case BoundaryType::specular: return "specular";
+    case BoundaryType::symmetry: return "symmetry";
+    case BoundaryType::inflow: return "inflow";
+    case BoundaryType::irradiation: return "irradiation";
+  }
+  return "?";
+}
 
 const char* to_string(Preconditioner p) {
   switch (p) {
@@ -214,9 +403,13 @@ CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& f
                                  e.mark.column + 1, e.msg));
   }
   if (!root.IsMap()) throw InputError(fmt::format("{}: expected a YAML mapping with keys mesh, order, directions, media, boundaries", file.string()));
-  check_map(c, root, "", {"mesh", "order", "directions", "media", "boundaries", "solver", "exact", "output"});
-  for (const char* k : {"mesh", "directions", "media", "boundaries"})
+  check_map(c, root, "", {"mesh", "order", "directions", "angular", "media", "boundaries", "solver", "exact", "output"});
+  for (const char* k : {"mesh", "media", "boundaries"})
     if (!root[k]) throw InputError(fmt::format("{}: missing required key '{}' (see docs/case-file.md)", file.string(), k));
+  if (!root["directions"] && !root["angular"])
+    throw InputError(fmt::format("{}: give 'angular' (a quadrature: radiative heat transfer) or 'directions' (single-direction transport)", file.string()));
+  if (root["directions"] && root["angular"])
+    c.fail("directions", root["directions"], "give either 'angular' or 'directions', not both");
 
   CaseSpec cs;
   cs.file = file;
@@ -228,9 +421,10 @@ CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& f
     if (cs.order < dg::kMinOrder || cs.order > dg::kMaxOrder)
       c.fail("order", root["order"], fmt::format("DG order {} is not supported; use {}..{}", cs.order, dg::kMinOrder, dg::kMaxOrder));
   }
+  if (root["angular"]) cs.angular = parse_angular(c, root["angular"], base);
   const auto& dirs = root["directions"];
-  if (!dirs.IsSequence() || dirs.size() == 0) c.fail("directions", dirs, "expected a non-empty list of [sx, sy, sz]");
-  for (std::size_t i = 0; i < dirs.size(); ++i) {
+  if (dirs && (!dirs.IsSequence() || dirs.size() == 0)) c.fail("directions", dirs, "expected a non-empty list of [sx, sy, sz]");
+  for (std::size_t i = 0; dirs && i < dirs.size(); ++i) {
     const std::string p = fmt::format("directions[{}]", i);
     auto d = vec3(c, dirs[i], p);
     const double norm = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);

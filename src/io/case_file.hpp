@@ -30,21 +30,55 @@ struct MediumSpec {
   std::optional<Expression> blackbody_intensity;
   std::optional<Expression> temperature;
   Expression source;  // W/(m^3 sr), of (x, y, z, sx, sy, sz)
+  Expression scattering{"0", kSpaceVars, "media.*.scattering"};  // sigma_s [1/m], of (x, y, z)
+  struct Phase {
+    std::string type = "isotropic";  // isotropic | linear | henyey-greenstein | legendre | kim-lee
+    double g = 0, a1 = 0;
+    std::vector<double> coefficients;
+    std::string name;  // kim-lee: F1, F2, F3, B1, B2
+    std::string where;  // file: key (line) for messages
+  } phase;
+  int line = 0;  // line of the entry in the case file (1-based)
 };
 
-enum class BoundaryType { black, inflow };
+// black: emissivity 1; gray: diffuse (and specular_fraction) reflecting; specular: mirror with
+// reflectivity; symmetry: perfect mirror; inflow: prescribed intensity; irradiation: prescribed
+// incoming diffuse flux (an opening, black to what leaves).
+enum class BoundaryType { black, gray, specular, symmetry, inflow, irradiation };
 
 struct BoundarySpec {
   std::string group;  // surface physical-group name or "*"
   BoundaryType type = BoundaryType::black;
-  double temperature = 0;             // K, black walls
+  Expression temperature{"0", kSpaceVars, "boundaries.*.temperature"};  // K, of (x, y, z)
+  double emissivity = 1.0;            // gray
+  double specular_fraction = 0.0;     // gray: part of the reflectivity 1 - eps that is specular
+  double reflectivity = 1.0;          // specular
+  double flux = 0.0;                  // irradiation [W/m^2]
   std::optional<Expression> intensity;  // W/(m^2 sr) of (x, y, z, sx, sy, sz), inflow
+  int line = 0;
+};
+
+// Angular discretisation (`angular:`); without it the case is a list of `directions`.
+struct AngularSpec {
+  std::string quadrature;  // sn | sn-heat | tn | fv | product | file
+  int order = 0;           // sn, sn-heat, tn
+  int polar = 0, azimuthal = 0, axis = 2;  // fv, product
+  std::filesystem::path file;              // file
+  bool wall_flux_normalisation = true;     // diffuse wall emission/reflection scaled to the set's half-range flux
+  std::string where;
 };
 
 enum class Preconditioner { none, block_jacobi, partial_block_jacobi };
 
+enum class OuterMethod { source_iteration, gmres, bicgstab };
+enum class InnerMethod { sweep, bicgstab };
+
 struct SolverSpec {
   std::string method = "bicgstab";
+  std::optional<InnerMethod> inner;  // default: sweep with `angular`, bicgstab with `directions`
+  OuterMethod outer = OuterMethod::gmres;
+  double outer_tolerance = 1e-8;
+  int outer_max_iterations = 500;
   Preconditioner preconditioner = Preconditioner::partial_block_jacobi;
   double rtol = 1e-10;
   int max_iterations = 5000;
@@ -55,12 +89,15 @@ struct ProbeSpec {
   std::string name;
   Vec3 from{}, to{};
   int points = 0;
+  std::string wall;  // surface group the probe lies on (wall probe), or empty
+  std::string where;
 };
 
 struct OutputSpec {
   std::filesystem::path directory = "out";
   bool vtk = true;
   bool linear = false;  // subdivide into linear tets instead of Lagrange cells
+  bool intensities = false;  // angular runs: write every ordinate's intensity to solution.vtu
   std::vector<ProbeSpec> probes;
 };
 
@@ -70,6 +107,7 @@ struct CaseSpec {
   MeshSpec mesh;
   int order = 1;
   std::vector<Vec3> directions;
+  std::optional<AngularSpec> angular;
   std::vector<MediumSpec> media;
   std::vector<BoundarySpec> boundaries;
   SolverSpec solver;
@@ -82,5 +120,8 @@ CaseSpec read_case(const std::filesystem::path& file);
 CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& file_for_messages);
 
 const char* to_string(Preconditioner p);
+const char* to_string(OuterMethod m);
+const char* to_string(InnerMethod m);
+const char* to_string(BoundaryType t);
 
 }  // namespace dgrte::io

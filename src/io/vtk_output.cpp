@@ -9,7 +9,10 @@
 #include <vtkCellType.h>
 #include <vtkDoubleArray.h>
 #include <vtkIdTypeArray.h>
+#include <vtkFieldData.h>
 #include <vtkLagrangeTetra.h>
+#include <vtkLagrangeTriangle.h>
+#include <vtkStringArray.h>
 #include <vtkNew.h>
 #include <vtkPointData.h>
 #include <vtkPoints.h>
@@ -17,6 +20,7 @@
 #include <vtkXMLUnstructuredGridWriter.h>
 
 #include <array>
+#include <cmath>
 
 namespace dgrte::io {
 namespace {
@@ -67,6 +71,29 @@ Lattice linear_lattice(int p) {
   return L;
 }
 
+void add_field_data(vtkUnstructuredGrid* grid, const std::vector<StringData>& field_data) {
+  for (const auto& d : field_data) {
+    vtkNew<vtkStringArray> arr;
+    arr->SetName(d.name.c_str());
+    arr->SetNumberOfValues(static_cast<vtkIdType>(d.values.size()));
+    for (std::size_t i = 0; i < d.values.size(); ++i) arr->SetValue(static_cast<vtkIdType>(i), d.values[i]);
+    grid->GetFieldData()->AddArray(arr);
+  }
+}
+
+void write_grid(const std::filesystem::path& file, vtkUnstructuredGrid* grid) {
+  write_atomically(file, [&](const std::filesystem::path& tmp) {
+    vtkNew<vtkXMLUnstructuredGridWriter> writer;
+    writer->SetFileName(tmp.c_str());
+    writer->SetInputData(grid);
+    writer->SetDataModeToAppended();
+    writer->EncodeAppendedDataOff();
+    if (writer->Write() != 1)
+      throw InputError(fmt::format("{}: VTK could not write the file (check the folder is writable and the disk not full)",
+                                   file.string()));
+  });
+}
+
 }  // namespace
 
 dg::Points vtk_lagrange_points(int order) {
@@ -84,7 +111,7 @@ dg::Points vtk_lagrange_points(int order) {
 
 void write_solution_vtu(const std::filesystem::path& file, const transport::Discretization& disc,
                         const std::vector<PointField>& point_fields, const std::vector<CellField>& cell_fields,
-                        bool linear) {
+                        bool linear, const std::vector<StringData>& field_data) {
   const int p = disc.ref.order;
   const auto K = static_cast<vtkIdType>(disc.num_elements());
   const Lattice lattice = linear ? linear_lattice(p) : Lattice{vtk_lagrange_points(p), {}};
@@ -141,16 +168,74 @@ void write_solution_vtu(const std::filesystem::path& file, const transport::Disc
     grid->GetCellData()->AddArray(arr);
   }
 
-  write_atomically(file, [&](const std::filesystem::path& tmp) {
-    vtkNew<vtkXMLUnstructuredGridWriter> writer;
-    writer->SetFileName(tmp.c_str());
-    writer->SetInputData(grid);
-    writer->SetDataModeToAppended();
-    writer->EncodeAppendedDataOff();
-    if (writer->Write() != 1)
-      throw InputError(fmt::format("{}: VTK could not write the file (check the folder is writable and the disk not full)",
-                                   file.string()));
-  });
+  add_field_data(grid, field_data);
+  write_grid(file, grid);
+}
+
+void write_faces_vtu(const std::filesystem::path& file, const transport::Discretization& disc,
+                     const std::vector<std::size_t>& faces, const std::vector<PointField>& face_node_fields,
+                     const std::vector<CellField>& cell_fields, const std::vector<StringData>& field_data) {
+  const int p = disc.ref.order;
+  const int nfp = disc.ref.num_face_nodes;
+  // VTK's Lagrange-triangle points (u, v) on the unit triangle.
+  vtkNew<vtkLagrangeTriangle> cell;
+  cell->GetPointIds()->SetNumberOfIds(nfp);
+  cell->GetPoints()->SetNumberOfPoints(nfp);
+  cell->Initialize();
+  const double* pc = cell->GetParametricCoords();
+  std::vector<std::array<double, 2>> vtk_points;
+  for (int i = 0; i < nfp; ++i) vtk_points.push_back({pc[3 * i], pc[3 * i + 1]});
+  std::array<Eigen::MatrixXd, 4> interp;
+  for (int f = 0; f < 4; ++f) interp[f] = disc.ref.face_interpolation_matrix(f, vtk_points);
+  const auto F = static_cast<vtkIdType>(faces.size());
+  vtkNew<vtkPoints> points;
+  points->SetDataTypeToDouble();
+  points->SetNumberOfPoints(F * nfp);
+  for (vtkIdType b = 0; b < F; ++b) {
+    const std::size_t e = faces[static_cast<std::size_t>(b)] / 4;
+    const int f = static_cast<int>(faces[static_cast<std::size_t>(b)] % 4);
+    const auto v = disc.element_vertices(e);
+    const auto& A = v[mesh::kFaceVertices[f][0]];
+    const auto& B = v[mesh::kFaceVertices[f][1]];
+    const auto& C = v[mesh::kFaceVertices[f][2]];
+    for (int i = 0; i < nfp; ++i) {
+      const double u = pc[3 * i], w = pc[3 * i + 1];
+      double x[3];
+      for (int d = 0; d < 3; ++d) x[d] = (1 - u - w) * A[d] + u * B[d] + w * C[d];
+      points->SetPoint(b * nfp + i, x);
+    }
+  }
+  vtkNew<vtkUnstructuredGrid> grid;
+  grid->SetPoints(points);
+  vtkNew<vtkCellArray> cells;
+  cells->AllocateExact(F, F * nfp);
+  std::vector<vtkIdType> ids(static_cast<std::size_t>(nfp));
+  for (vtkIdType b = 0; b < F; ++b) {
+    for (int i = 0; i < nfp; ++i) ids[static_cast<std::size_t>(i)] = b * nfp + i;
+    cells->InsertNextCell(nfp, ids.data());
+  }
+  grid->SetCells(p == 1 ? VTK_TRIANGLE : VTK_LAGRANGE_TRIANGLE, cells);
+  Eigen::VectorXd values;
+  for (const auto& fld : face_node_fields) {
+    vtkNew<vtkDoubleArray> arr;
+    arr->SetName(fld.name.c_str());
+    arr->SetNumberOfTuples(F * nfp);
+    for (vtkIdType b = 0; b < F; ++b) {
+      const int f = static_cast<int>(faces[static_cast<std::size_t>(b)] % 4);
+      values.noalias() = interp[f] * Eigen::Map<const Eigen::VectorXd>(fld.nodal.data() + b * nfp, nfp);
+      for (int i = 0; i < nfp; ++i) arr->SetValue(b * nfp + i, values[i]);
+    }
+    grid->GetPointData()->AddArray(arr);
+  }
+  for (const auto& fld : cell_fields) {
+    vtkNew<vtkDoubleArray> arr;
+    arr->SetName(fld.name.c_str());
+    arr->SetNumberOfTuples(F);
+    for (vtkIdType b = 0; b < F; ++b) arr->SetValue(b, fld.values[static_cast<std::size_t>(b)]);
+    grid->GetCellData()->AddArray(arr);
+  }
+  add_field_data(grid, field_data);
+  write_grid(file, grid);
 }
 
 }  // namespace dgrte::io

@@ -3,6 +3,8 @@
 //
 // Local face numbering of a tet with vertices (v0,v1,v2,v3) matches dg::ReferenceTet:
 // face 0 = (v0,v1,v2), face 1 = (v0,v1,v3), face 2 = (v1,v2,v3), face 3 = (v0,v2,v3).
+#include "mesh/tet_topology.hpp"
+
 #include <array>
 #include <cstddef>
 #include <filesystem>
@@ -13,7 +15,6 @@ namespace dgrte::mesh {
 
 using Vec3 = std::array<double, 3>;
 
-inline constexpr std::array<std::array<int, 3>, 4> kFaceVertices{{{0, 1, 2}, {0, 1, 3}, {1, 2, 3}, {0, 2, 3}}};
 
 struct PhysicalGroup {
   int tag = 0;       // Gmsh physical tag

@@ -57,7 +57,7 @@ TEST(CaseFile, ParsesTheDocumentedShape) {
   EXPECT_DOUBLE_EQ(c.media[0].source(std::array<double, 3>{0, 4, 0}, std::array<double, 3>{0.5, 0, 0}), 2.0);
   EXPECT_TRUE(c.media[1].temperature.has_value());
   EXPECT_EQ(c.boundaries[1].type, BoundaryType::inflow);
-  EXPECT_DOUBLE_EQ(c.boundaries[0].temperature, 300);
+  EXPECT_DOUBLE_EQ(c.boundaries[0].temperature(Vec3{0, 0, 0}), 300);
   EXPECT_EQ(c.solver.preconditioner, Preconditioner::block_jacobi);
   EXPECT_DOUBLE_EQ(c.solver.rtol, 1e-8);
   EXPECT_EQ(c.output.probes.at(0).points, 11);

@@ -1,0 +1,233 @@
+#include "output/radiation_output.hpp"
+
+#include "common/error.hpp"
+#include "io/atomic_file.hpp"
+#include "transport/field_evaluation.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+namespace dgrte::output {
+namespace {
+
+// Face-node weights of a face integral on the reference triangle: 1^T face_mass.
+std::array<Eigen::VectorXd, 4> face_weights(const dg::ReferenceTet& ref) {
+  std::array<Eigen::VectorXd, 4> w;
+  for (int f = 0; f < 4; ++f) w[f] = ref.face_mass[f].colwise().sum().transpose();
+  return w;
+}
+
+std::string group_of_face(const transport::Discretization& disc, std::size_t element_face) {
+  const auto& mesh = *disc.mesh;
+  const int g = mesh.boundary_group[element_face / 4][element_face % 4];
+  return g >= 0 ? problem::group_label(mesh.surface_groups[static_cast<std::size_t>(g)]) : std::string("(no group)");
+}
+
+double face_integral(const transport::Discretization& disc, const std::array<Eigen::VectorXd, 4>& fw, std::size_t element_face,
+                     const double* values) {
+  const std::size_t e = element_face / 4;
+  const int f = static_cast<int>(element_face % 4);
+  const double sJ = disc.geometry[e].face_scale[f] * disc.geometry[e].jacobian;
+  double s = 0;
+  for (Eigen::Index j = 0; j < fw[f].size(); ++j) s += fw[f][j] * values[j];
+  return sJ * s;
+}
+
+}  // namespace
+
+double volume_integral(const transport::Discretization& disc, std::span<const double> f) {
+  const Eigen::VectorXd w = disc.ref.mass.colwise().sum().transpose();
+  const std::size_t np = static_cast<std::size_t>(disc.num_nodes());
+  double total = 0;
+#pragma omp parallel for reduction(+ : total) schedule(static)
+  for (std::ptrdiff_t ei = 0; ei < static_cast<std::ptrdiff_t>(disc.num_elements()); ++ei) {
+    const auto e = static_cast<std::size_t>(ei);
+    double s = 0;
+    for (std::size_t i = 0; i < np; ++i) s += w[static_cast<Eigen::Index>(i)] * f[e * np + i];
+    total += disc.geometry[e].jacobian * s;
+  }
+  return total;
+}
+
+RadiationFields radiation_fields(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
+                                 const solver::GrayResult& r) {
+  RadiationFields out;
+  const std::size_t n = disc.num_dofs(), np = static_cast<std::size_t>(disc.num_nodes()), K = disc.num_elements();
+  out.divq.resize(n);
+  out.divq_from_q.resize(n);
+  for (std::size_t k = 0; k < n; ++k) out.divq[k] = r.source_total[k] - medium.kappa[k] * r.G[k];
+  const auto& ref = disc.ref;
+  const auto npi = static_cast<Eigen::Index>(np);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t ei = 0; ei < static_cast<std::ptrdiff_t>(K); ++ei) {
+    const auto e = static_cast<std::size_t>(ei);
+    const auto& g = disc.geometry[e];
+    Eigen::VectorXd div = Eigen::VectorXd::Zero(npi);
+    const std::array<const std::vector<double>*, 3> q{&r.qx, &r.qy, &r.qz};
+    const std::array<const dg::Matrix*, 3> D{&ref.Dr, &ref.Ds, &ref.Dt};
+    for (int c = 0; c < 3; ++c) {
+      const Eigen::Map<const Eigen::VectorXd> qc(q[c]->data() + e * np, npi);
+      for (int d = 0; d < 3; ++d) div.noalias() += g.grad_rst[d][c] * (*D[d] * qc);
+    }
+    for (std::size_t i = 0; i < np; ++i) out.divq_from_q[e * np + i] = div[static_cast<Eigen::Index>(i)];
+  }
+  const std::size_t nfp = walls.face_nodes();
+  out.q_net.resize(r.q_in.size());
+  out.q_emitted.resize(r.q_in.size());
+  for (std::size_t b = 0; b < walls.num_faces(); ++b) {
+    const std::size_t e = walls.element_face(b) / 4;
+    const int f = static_cast<int>(walls.element_face(b) % 4);
+    out.face_area.push_back(2 * disc.geometry[e].face_scale[f] * disc.geometry[e].jacobian);
+    for (std::size_t j = 0; j < nfp; ++j) {
+      out.q_net[b * nfp + j] = r.q_in[b * nfp + j] - r.q_out[b * nfp + j];
+      out.q_emitted[b * nfp + j] = walls.emitted_flux(b, j);
+    }
+  }
+  return out;
+}
+
+nlohmann::json wall_summary(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields,
+                            const solver::GrayResult& r) {
+  const auto fw = face_weights(disc.ref);
+  const std::size_t nfp = walls.face_nodes();
+  struct Sums {
+    double area = 0, q_net = 0, q_in = 0, q_out = 0, emitted = 0;
+    std::string type;
+  };
+  std::map<std::string, Sums> by_group;
+  for (std::size_t b = 0; b < walls.num_faces(); ++b) {
+    auto& s = by_group[group_of_face(disc, walls.element_face(b))];
+    s.type = io::to_string(walls.wall(walls.wall_of(b)).type);
+    s.area += fields.face_area[b];
+    s.q_net += face_integral(disc, fw, walls.element_face(b), fields.q_net.data() + b * nfp);
+    s.q_in += face_integral(disc, fw, walls.element_face(b), r.q_in.data() + b * nfp);
+    s.q_out += face_integral(disc, fw, walls.element_face(b), r.q_out.data() + b * nfp);
+    s.emitted += face_integral(disc, fw, walls.element_face(b), fields.q_emitted.data() + b * nfp);
+  }
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, s] : by_group)
+    j[name] = {{"type", s.type},         {"area", s.area},       {"q_net_W", s.q_net}, {"q_in_W", s.q_in},
+               {"q_out_W", s.q_out},     {"emitted_W", s.emitted}, {"q_net_mean", s.area > 0 ? s.q_net / s.area : 0.0}};
+  return j;
+}
+
+nlohmann::json energy_balance(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields) {
+  const auto fw = face_weights(disc.ref);
+  const std::size_t nfp = walls.face_nodes();
+  double walls_W = 0, walls_abs = 0;
+  for (std::size_t b = 0; b < walls.num_faces(); ++b) {
+    const double q = face_integral(disc, fw, walls.element_face(b), fields.q_net.data() + b * nfp);
+    walls_W += q;
+    walls_abs += std::abs(q);
+  }
+  const double volume_W = volume_integral(disc, fields.divq);
+  std::vector<double> abs_divq(fields.divq.size());
+  for (std::size_t i = 0; i < abs_divq.size(); ++i) abs_divq[i] = std::abs(fields.divq[i]);
+  const double scale = std::max({volume_integral(disc, abs_divq), walls_abs, 1e-300});
+  return {{"volume_W", volume_W},
+          {"walls_W", walls_W},
+          {"imbalance_W", volume_W - walls_W},
+          {"relative_imbalance", (volume_W - walls_W) / scale},
+          {"definition", "volume_W = integral of div q (balance form) dV; walls_W = integral of q_net dA (into the walls); "
+                         "relative to max(integral |div q| dV, integral |q_net| dA)"}};
+}
+
+void write_quadrature_csv(const std::filesystem::path& file, const angular::Quadrature& quad) {
+  std::string text = fmt::format("# {} ({} ordinates); weights in sr, sum 4 pi\nsx,sy,sz,w\n", quad.name, quad.size());
+  for (std::size_t m = 0; m < quad.size(); ++m)
+    text += fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}\n", quad.s[m][0], quad.s[m][1], quad.s[m][2], quad.w[m]);
+  io::write_text_atomically(file, text);
+}
+
+std::vector<WallPoint> locate_wall_probe(const io::ProbeSpec& probe, const transport::Discretization& disc,
+                                         const problem::Walls& walls) {
+  std::vector<std::size_t> faces;
+  for (std::size_t b = 0; b < walls.num_faces(); ++b)
+    if (group_of_face(disc, walls.element_face(b)) == probe.wall) faces.push_back(b);
+  if (faces.empty())
+    throw InputError(fmt::format("{}: wall '{}' is not a surface group with boundary faces in the mesh", probe.where, probe.wall));
+  std::vector<WallPoint> out;
+  for (int i = 0; i < probe.points; ++i) {
+    const double t = probe.points > 1 ? static_cast<double>(i) / (probe.points - 1) : 0.0;
+    Eigen::Vector3d x;
+    for (int c = 0; c < 3; ++c) x[c] = probe.from[static_cast<std::size_t>(c)] + t * (probe.to[static_cast<std::size_t>(c)] - probe.from[static_cast<std::size_t>(c)]);
+    bool found = false;
+    for (std::size_t b : faces) {
+      const std::size_t e = walls.element_face(b) / 4;
+      const int f = static_cast<int>(walls.element_face(b) % 4);
+      const auto v = disc.element_vertices(e);
+      const auto& A = v[mesh::kFaceVertices[f][0]];
+      const auto& B = v[mesh::kFaceVertices[f][1]];
+      const auto& C = v[mesh::kFaceVertices[f][2]];
+      Eigen::Matrix<double, 3, 2> E;
+      Eigen::Vector3d rel;
+      for (int c = 0; c < 3; ++c) E(c, 0) = B[c] - A[c], E(c, 1) = C[c] - A[c], rel[c] = x[c] - A[c];
+      const Eigen::Vector2d l = (E.transpose() * E).ldlt().solve(E.transpose() * rel);
+      const double size = std::sqrt(E.col(0).cross(E.col(1)).norm());
+      constexpr double tol = 1e-9;  // points on edges and corners belong to either face
+      if ((E * l - rel).norm() > 1e-7 * size || l[0] < -tol || l[1] < -tol || l[0] + l[1] > 1 + tol) continue;
+      out.push_back({b, l[0], l[1]});
+      found = true;
+      break;
+    }
+    if (!found)
+      throw InputError(fmt::format("{}: point {} ({:.6g}, {:.6g}, {:.6g}) is not on the wall '{}'; a wall probe must lie on "
+                                   "that group's faces (edges and corners included)",
+                                   probe.where, i, x[0], x[1], x[2], probe.wall));
+  }
+  return out;
+}
+
+void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, const transport::Discretization& disc,
+                  const problem::Walls& walls, const solver::GrayResult& r, const RadiationFields& fields,
+                  std::vector<std::string>& warnings) {
+  if (cs.output.probes.empty()) return;
+  std::filesystem::create_directories(dir / "probes");
+  const transport::PointLocator locator(disc);
+  const std::size_t nfp = walls.face_nodes();
+  for (const auto& probe : cs.output.probes) {
+    const double length = std::sqrt(std::pow(probe.to[0] - probe.from[0], 2) + std::pow(probe.to[1] - probe.from[1], 2) +
+                                    std::pow(probe.to[2] - probe.from[2], 2));
+    auto point = [&](int i) {
+      const double t = probe.points > 1 ? static_cast<double>(i) / (probe.points - 1) : 0.0;
+      return std::make_pair(transport::Vec3{probe.from[0] + t * (probe.to[0] - probe.from[0]), probe.from[1] + t * (probe.to[1] - probe.from[1]),
+                                            probe.from[2] + t * (probe.to[2] - probe.from[2])},
+                            t * length);
+    };
+    std::string text;
+    if (probe.wall.empty()) {
+      text = "# G [W/m^2], q [W/m^2], divq [W/m^3] (balance: sum w emission - kappa G), divq_from_q [W/m^3] (DG divergence of q), "
+             "distance [m] along the line\nx,y,z,distance,G,qx,qy,qz,divq,divq_from_q\n";
+      int outside = 0;
+      for (int i = 0; i < probe.points; ++i) {
+        const auto [x, d] = point(i);
+        text += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g}", x[0], x[1], x[2], d);
+        const auto loc = locator.locate(x);
+        if (!loc) ++outside;
+        for (const auto* f : {&r.G, &r.qx, &r.qy, &r.qz, &fields.divq, &fields.divq_from_q})
+          text += loc ? fmt::format(",{:.12g}", locator.evaluate(*loc, *f)) : std::string(",nan");
+        text += "\n";
+      }
+      if (outside)
+        warnings.push_back(fmt::format("probe '{}': {} of {} points lie outside the mesh (written as nan)", probe.name, outside, probe.points));
+    } else {
+      text = "# q_in: incident flux [W/m^2]; q_net = absorbed - emitted [W/m^2], positive into the wall; distance [m] along the line\n"
+             "x,y,z,distance,q_in,q_net\n";
+      const auto located = locate_wall_probe(probe, disc, walls);
+      for (int i = 0; i < probe.points; ++i) {
+        const auto [x, d] = point(i);
+        const auto& wp = located[static_cast<std::size_t>(i)];
+        const int f = static_cast<int>(walls.element_face(wp.face) % 4);
+        const auto P = disc.ref.face_interpolation_matrix(f, {{wp.l1, wp.l2}});
+        const Eigen::Map<const Eigen::VectorXd> qin(r.q_in.data() + wp.face * nfp, static_cast<Eigen::Index>(nfp));
+        const Eigen::Map<const Eigen::VectorXd> qnet(fields.q_net.data() + wp.face * nfp, static_cast<Eigen::Index>(nfp));
+        text += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g},{:.12g},{:.12g}\n", x[0], x[1], x[2], d, (P * qin)(0), (P * qnet)(0));
+      }
+    }
+    io::write_text_atomically(dir / "probes" / (probe.name + ".csv"), text);
+  }
+}
+
+}  // namespace dgrte::output

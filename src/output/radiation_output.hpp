@@ -1,0 +1,57 @@
+#pragma once
+// What a radiation engineer reads from a gray solve: G, q and div q at the nodes (div q twice: from
+// the balance sum w (emission) - kappa G, and as the DG divergence of q), wall fluxes per face node
+// and per surface group, the energy balance, probes, and the files (solution.vtu, walls.vtu,
+// quadrature.csv, probes/*.csv).
+#include "angular/quadrature.hpp"
+#include "io/case_file.hpp"
+#include "problem/problem.hpp"
+#include "solver/gray_solver.hpp"
+#include "transport/discretization.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace dgrte::output {
+
+struct RadiationFields {
+  std::vector<double> divq, divq_from_q;  // nodal [W/m^3]
+  std::vector<double> q_net, q_emitted;   // per boundary face node [W/m^2], positive into the wall
+  std::vector<double> face_area;          // per boundary face
+};
+
+RadiationFields radiation_fields(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
+                                 const solver::GrayResult& result);
+
+// Integral of a nodal field over the domain (exact for the DG polynomial).
+double volume_integral(const transport::Discretization& disc, std::span<const double> f);
+
+// summary.json blocks: "walls" (per group: area, q_net_W, q_in_W, emitted_W, q_net_mean) and
+// "energy_balance" (volume_W = integral of div q, walls_W = integral of q_net, relative_imbalance).
+nlohmann::json wall_summary(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields,
+                            const solver::GrayResult& result);
+nlohmann::json energy_balance(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields);
+
+// quadrature.csv: sx,sy,sz,w (the set actually solved).
+void write_quadrature_csv(const std::filesystem::path& file, const angular::Quadrature& quad);
+
+// A wall probe's points located on its group's boundary faces: face index b (Walls order) and
+// the face barycentrics (l1, l2). A point off the group is an InputError naming probe and point.
+struct WallPoint {
+  std::size_t face;
+  double l1, l2;
+};
+std::vector<WallPoint> locate_wall_probe(const io::ProbeSpec& probe, const transport::Discretization& disc,
+                                         const problem::Walls& walls);
+
+// probes/<name>.csv: volume probes `x,y,z,distance,G,qx,qy,qz,divq,divq_from_q`; wall probes
+// (`wall: GROUP`) `x,y,z,distance,q_in,q_net` on that group's faces (a point off the group is an
+// InputError naming the probe and the point).
+void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, const transport::Discretization& disc,
+                  const problem::Walls& walls, const solver::GrayResult& result, const RadiationFields& fields,
+                  std::vector<std::string>& warnings);
+
+}  // namespace dgrte::output

@@ -1,0 +1,404 @@
+#include "problem/problem.hpp"
+
+#include "common/error.hpp"
+#include "transport/sweep.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace dgrte::problem {
+namespace {
+
+constexpr double kSigma = io::kStefanBoltzmann;
+constexpr double kPi = io::kPi;
+
+double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+std::string at(const Vec3& x) { return fmt::format("({:.4g}, {:.4g}, {:.4g})", x[0], x[1], x[2]); }
+
+template <typename Spec>
+std::vector<int> match_groups(const std::vector<mesh::PhysicalGroup>& groups, const std::vector<Spec>& specs,
+                              const std::string& section, const std::string& what, const std::string& file,
+                              bool need_ungrouped) {
+  int star = -1;
+  std::map<std::string, int> by_name;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].group == "*") star = static_cast<int>(i);
+    else by_name[specs[i].group] = static_cast<int>(i);
+  }
+  std::string available;
+  for (const auto& g : groups) available += (available.empty() ? "" : ", ") + group_label(g);
+  for (const auto& [name, i] : by_name) {
+    const bool found = std::any_of(groups.begin(), groups.end(), [&](const auto& g) { return group_label(g) == name; });
+    if (!found)
+      throw InputError(fmt::format("{}: {}.{} (line {}): the mesh has no {} physical group '{}' (it has: {})", file, section, name,
+                                   specs[static_cast<std::size_t>(i)].line, what, name, available.empty() ? "none" : available));
+  }
+  std::vector<int> out;
+  for (const auto& g : groups) {
+    const auto it = by_name.find(group_label(g));
+    const int idx = it != by_name.end() ? it->second : star;
+    if (idx < 0)
+      throw InputError(fmt::format("{}: {}: the {} physical group '{}' of the mesh has no entry; add '{}:' or '\"*\":' under {}",
+                                   file, section, what, group_label(g), group_label(g), section));
+    out.push_back(idx);
+  }
+  if (need_ungrouped && star < 0)
+    throw InputError(fmt::format("{}: {}: some {} belong to no {} physical group; add a '\"*\":' entry under {}", file, section,
+                                 what == "volume" ? "elements" : "boundary faces", what, section));
+  out.push_back(star);  // last entry: for elements in no group
+  return out;
+}
+
+angular::PhaseFunction make_phase(const io::MediumSpec::Phase& p) {
+  try {
+    if (p.type == "linear") return angular::linear_anisotropic(p.a1);
+    if (p.type == "henyey-greenstein") return angular::henyey_greenstein(p.g);
+    if (p.type == "legendre") return angular::legendre(p.coefficients);
+    if (p.type == "kim-lee") return angular::kim_lee(p.name);
+    return angular::isotropic();
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", p.where, e.what()));
+  }
+}
+
+// Checks a nodal property value: finite and >= 0, else an error naming key, line and location.
+double checked(double v, const std::string& file, const std::string& key, int line, const Vec3& x, const char* what) {
+  if (!std::isfinite(v) || v < 0)
+    throw InputError(fmt::format("{}: {} (line {}) = {} at {}: {} must be finite and >= 0", file, key, line, v, at(x), what));
+  return v;
+}
+
+}  // namespace
+
+std::string group_label(const mesh::PhysicalGroup& g) { return g.name.empty() ? fmt::format("#{}", g.tag) : g.name; }
+
+angular::Quadrature build_quadrature(const io::AngularSpec& a) {
+  try {
+    if (a.quadrature == "sn") return angular::level_symmetric(a.order);
+    if (a.quadrature == "sn-heat") return angular::heat_transfer_sn(a.order);
+    if (a.quadrature == "tn") return angular::thurgood(a.order);
+    if (a.quadrature == "fv") return angular::finite_volume(a.polar, a.azimuthal, a.axis);
+    if (a.quadrature == "product") return angular::product_gauss(a.polar, a.azimuthal, a.axis);
+    return angular::from_file(a.file);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", a.where, e.what()));
+  }
+}
+
+Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature* quad) {
+  const auto& mesh = *disc.mesh;
+  const bool ungrouped = std::any_of(mesh.tet_group.begin(), mesh.tet_group.end(), [](int g) { return g < 0; });
+  const auto entry_of_group = match_groups(mesh.volume_groups, cs.media, "media", "volume", cs.file.string(), ungrouped);
+  const std::size_t K = disc.num_elements(), np = static_cast<std::size_t>(disc.num_nodes()), n = disc.num_dofs();
+  auto entry_of = [&](std::size_t e) {
+    const int g = mesh.tet_group[e];
+    return static_cast<std::size_t>(entry_of_group[g >= 0 ? static_cast<std::size_t>(g) : entry_of_group.size() - 1]);
+  };
+  Medium m;
+  m.kappa.resize(n);
+  m.sigma_s.resize(n);
+  m.sigma_t.resize(n);
+  m.blackbody_intensity.resize(n);
+  m.temperature.assign(n, std::nan(""));
+  const std::string file = cs.file.string();
+  std::vector<char> scatters(cs.media.size(), 0);
+  for (std::size_t e = 0; e < K; ++e) {
+    const auto& spec = cs.media[entry_of(e)];
+    const std::string key = "media." + spec.group;
+    for (std::size_t i = 0; i < np; ++i) {
+      const std::size_t k = e * np + i;
+      const auto& x = disc.node_position[k];
+      m.kappa[k] = checked(spec.kappa(x), file, key + ".kappa", spec.line, x, "the absorption coefficient");
+      m.sigma_s[k] = checked(spec.scattering(x), file, key + ".scattering", spec.line, x, "the scattering coefficient");
+      if (spec.blackbody_intensity) {
+        m.blackbody_intensity[k] = checked((*spec.blackbody_intensity)(x), file, key + ".Ib", spec.line, x, "the blackbody intensity");
+      } else {
+        const double T = checked((*spec.temperature)(x), file, key + ".temperature", spec.line, x, "the temperature");
+        m.temperature[k] = T;
+        m.blackbody_intensity[k] = kSigma * std::pow(T, 4) / kPi;
+      }
+      m.sigma_t[k] = m.kappa[k] + m.sigma_s[k];
+      if (m.sigma_s[k] > 0) scatters[entry_of(e)] = 1;
+    }
+  }
+  // Scattering operators, one per scattering entry.
+  std::vector<int> op_of_entry(cs.media.size(), -1);
+  for (std::size_t i = 0; i < cs.media.size(); ++i) {
+    if (!scatters[i]) continue;
+    if (!quad)
+      throw InputError(fmt::format("{}: media.{}.scattering (line {}): scattering couples directions and needs an angular "
+                                   "quadrature: replace 'directions' by 'angular' (see docs/case-file.md)",
+                                   file, cs.media[i].group, cs.media[i].line));
+    op_of_entry[i] = static_cast<int>(m.scattering.size());
+    m.phase.push_back(make_phase(cs.media[i].phase));
+    m.scattering.push_back(angular::scattering_moments(*quad, m.phase.back()));
+    m.scattering_rank = std::max(m.scattering_rank, m.scattering.back().rank);
+  }
+  m.scattering_of_element.resize(K);
+  for (std::size_t e = 0; e < K; ++e) m.scattering_of_element[e] = op_of_entry[entry_of(e)];
+  // User sources that are not identically zero.
+  std::vector<int> src_of_entry(cs.media.size(), -1);
+  for (std::size_t i = 0; i < cs.media.size(); ++i) {
+    const auto& src = cs.media[i].source;
+    if (src.is_constant() && src(std::array<double, 6>{}) == 0.0) continue;
+    src_of_entry[i] = static_cast<int>(m.source.size());
+    m.source.push_back(src);
+  }
+  m.source_of_element.resize(K);
+  for (std::size_t e = 0; e < K; ++e) m.source_of_element[e] = src_of_entry[entry_of(e)];
+  return m;
+}
+
+void add_user_source(const Medium& m, const transport::Discretization& disc, const Vec3& s, std::span<double> rhs) {
+  if (!m.has_source()) return;
+  std::vector<io::Expression> src(m.source);  // muparser binds variables per object: one copy per call
+  const std::size_t np = static_cast<std::size_t>(disc.num_nodes());
+  for (std::size_t e = 0; e < disc.num_elements(); ++e) {
+    const int k = m.source_of_element[e];
+    if (k < 0) continue;
+    for (std::size_t i = 0; i < np; ++i) rhs[e * np + i] += src[static_cast<std::size_t>(k)](disc.node_position[e * np + i], s);
+  }
+}
+
+Walls::Walls(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature* quad,
+             std::vector<std::string>& warnings)
+    : disc_(disc), quad_(quad), nfp_(static_cast<std::size_t>(disc.ref.num_face_nodes)) {
+  const auto& mesh = *disc.mesh;
+  const std::string file = cs.file.string();
+  const std::size_t K = disc.num_elements(), np = static_cast<std::size_t>(disc.num_nodes());
+  bool ungrouped = false;
+  for (std::size_t e = 0; e < K; ++e)
+    for (int f = 0; f < 4; ++f)
+      if (mesh.neighbour[e][f] < 0 && mesh.boundary_group[e][f] < 0) ungrouped = true;
+  const auto entry_of_group = match_groups(mesh.surface_groups, cs.boundaries, "boundaries", "surface", file, ungrouped);
+  if (quad) {
+    for (std::size_t m = 0; m < quad->size(); ++m) {
+      const Vec3& sb = quad->s_bar[m];
+      v_.push_back({sb[0] / quad->w[m], sb[1] / quad->w[m], sb[2] / quad->w[m]});
+    }
+  }
+  for (const auto& b : cs.boundaries) {
+    WallModel w;
+    w.group = b.group;
+    w.type = b.type;
+    const bool needs_quadrature = b.type != io::BoundaryType::black && b.type != io::BoundaryType::inflow;
+    if (needs_quadrature && !quad)
+      throw InputError(fmt::format("{}: boundaries.{} (line {}): type {} reflects or irradiates diffusely and needs an angular "
+                                   "quadrature: replace 'directions' by 'angular' (see docs/case-file.md)",
+                                   file, b.group, b.line, io::to_string(b.type)));
+    switch (b.type) {
+      case io::BoundaryType::black: w.emissivity = 1; break;
+      case io::BoundaryType::gray:
+      case io::BoundaryType::specular:
+      case io::BoundaryType::symmetry:
+        w.emissivity = b.emissivity;
+        w.rho_specular = b.specular_fraction * (1 - b.emissivity);
+        w.rho_diffuse = (1 - b.specular_fraction) * (1 - b.emissivity);
+        break;
+      case io::BoundaryType::inflow: w.emissivity = 0; w.intensity = &*b.intensity; break;
+      case io::BoundaryType::irradiation: w.emissivity = 0; w.irradiation = b.flux; break;
+    }
+    walls_.push_back(w);
+  }
+  // Boundary faces (a face is a wall only where the mesh has no neighbour: partition faces of a
+  // distributed mesh will carry a neighbour in the ghost layer, never a wall).
+  std::map<std::array<long long, 3>, int> reflection_of_normal;
+  for (std::size_t e = 0; e < K; ++e)
+    for (int f = 0; f < 4; ++f) {
+      if (mesh.neighbour[e][f] >= 0) continue;
+      const int g = mesh.boundary_group[e][f];
+      const int w = entry_of_group[g >= 0 ? static_cast<std::size_t>(g) : entry_of_group.size() - 1];
+      const auto& wall = walls_[static_cast<std::size_t>(w)];
+      const auto& spec = cs.boundaries[static_cast<std::size_t>(w)];
+      const Vec3 n = disc.geometry[e].normal[f];
+      face_.push_back(e * 4 + static_cast<std::size_t>(f));
+      wall_of_face_.push_back(w);
+      normal_.push_back(n);
+      double h = kPi;
+      if (quad) {
+        h = 0;
+        for (std::size_t m = 0; m < quad->size(); ++m) h += quad->w[m] * std::max(0.0, -dot(v_[m], n));
+      }
+      half_range_.push_back(h);
+      diffuse_factor_.push_back(cs.angular && cs.angular->wall_flux_normalisation ? 1 / h : 1 / kPi);
+      for (std::size_t j = 0; j < nfp_; ++j) {
+        const auto& x = disc.node_position[e * np + static_cast<std::size_t>(disc.ref.face_nodes[f][j])];
+        const double T = spec.temperature(x);
+        if (!std::isfinite(T) || T < 0)
+          throw InputError(fmt::format("{}: boundaries.{}.temperature (line {}) = {} at {}: the wall temperature must be finite and >= 0 K",
+                                       file, spec.group, spec.line, T, at(x)));
+        temperature_.push_back(T);
+        emitted_.push_back(wall.emissivity * kSigma * std::pow(T, 4) / kPi);
+      }
+      long offset = -1;
+      int refl = -1;
+      if (wall.rho_diffuse > 0 || wall.rho_specular > 0) {
+        offset = static_cast<long>(state_size_);
+        if (wall.rho_diffuse > 0) state_size_ += nfp_;
+        if (wall.rho_specular > 0) {
+          state_size_ += quad->size() * nfp_;
+          std::array<long long, 3> key{};
+          for (int k = 0; k < 3; ++k) key[k] = std::llround(n[k] * 1e9);
+          auto it = reflection_of_normal.find(key);
+          if (it == reflection_of_normal.end()) {
+            it = reflection_of_normal.emplace(key, static_cast<int>(reflections_.size())).first;
+            reflections_.push_back(make_reflection(n));
+          }
+          refl = it->second;
+        }
+      }
+      state_offset_.push_back(offset);
+      reflection_of_face_.push_back(refl);
+    }
+  if (const int u = unmatched_mirrors(); u > 0)
+    warnings.push_back(fmt::format("specular walls: {} mirror directions are not in the quadrature {} (walls not aligned with its "
+                                   "symmetry planes); their reflected energy is spread over the nearest ordinates, conserving it",
+                                   u, quad->name));
+}
+
+const Vec3& Walls::normal(std::size_t b) const { return normal_[b]; }
+
+int Walls::unmatched_mirrors() const {
+  int u = 0;
+  for (const auto& r : reflections_) u += r.unmatched;
+  return u;
+}
+
+Walls::Reflection Walls::make_reflection(const Vec3& n) const {
+  const std::size_t M = quad_->size();
+  Reflection r;
+  r.from.resize(M);
+  for (std::size_t mp = 0; mp < M; ++mp) {
+    const double vn_out = dot(v_[mp], n);
+    if (vn_out <= transport::kTangentTolerance) continue;  // not leaving through the wall
+    const double flux = quad_->w[mp] * vn_out;              // energy carried into the wall
+    const int mirror = quad_->reflect(static_cast<int>(mp), n);
+    std::vector<std::pair<int, double>> targets;  // (incoming ordinate, share)
+    if (mirror >= 0 && dot(v_[static_cast<std::size_t>(mirror)], n) < -transport::kTangentTolerance) {
+      targets.push_back({mirror, 1.0});
+    } else {
+      // Mirror not in the set: share its energy among the three nearest incoming ordinates,
+      // inversely to their angular distance; each share keeps its energy exactly.
+      ++r.unmatched;
+      const Vec3& s = quad_->s[mp];
+      const double sn = dot(s, n);
+      const Vec3 mir{s[0] - 2 * sn * n[0], s[1] - 2 * sn * n[1], s[2] - 2 * sn * n[2]};
+      std::vector<std::pair<double, int>> dist;
+      for (std::size_t m = 0; m < M; ++m)
+        if (dot(v_[m], n) < -transport::kTangentTolerance)
+          dist.push_back({std::acos(std::clamp(dot(quad_->s[m], mir), -1.0, 1.0)), static_cast<int>(m)});
+      std::sort(dist.begin(), dist.end());
+      const std::size_t k = std::min<std::size_t>(3, dist.size());
+      double total = 0;
+      for (std::size_t i = 0; i < k; ++i) total += 1 / (dist[i].first + 1e-9);
+      for (std::size_t i = 0; i < k; ++i) targets.push_back({dist[i].second, 1 / (dist[i].first + 1e-9) / total});
+    }
+    for (const auto& [m, share] : targets) {
+      const auto mu = static_cast<std::size_t>(m);
+      r.from[mu].push_back({static_cast<int>(mp), share * flux / (quad_->w[mu] * -dot(v_[mu], n))});
+    }
+  }
+  return r;
+}
+
+void Walls::inflow(int m, const Vec3& v, bool with_sources, std::span<const double> state, std::span<double> g) const {
+  const std::size_t np = static_cast<std::size_t>(disc_.num_nodes());
+  std::vector<io::Expression> intensity;  // thread-local copies (muparser is not thread-safe)
+  std::vector<int> copy_of_wall(walls_.size(), -1);
+  for (std::size_t w = 0; w < walls_.size(); ++w)
+    if (with_sources && walls_[w].intensity) {
+      copy_of_wall[w] = static_cast<int>(intensity.size());
+      intensity.push_back(*walls_[w].intensity);
+    }
+  for (std::size_t b = 0; b < face_.size(); ++b) {
+    const std::size_t e = face_[b] / 4;
+    const int f = static_cast<int>(face_[b] % 4);
+    if (transport::inflow_coefficient(disc_.geometry[e], f, v) == 0.0) continue;
+    const auto w = static_cast<std::size_t>(wall_of_face_[b]);
+    const WallModel& wall = walls_[w];
+    const double d = diffuse_factor_[b];
+    double* gb = g.data() + b * nfp_;
+    for (std::size_t j = 0; j < nfp_; ++j) {
+      double val = 0;
+      if (with_sources) {
+        val += emitted_[b * nfp_ + j] + d * wall.irradiation;
+        if (copy_of_wall[w] >= 0)
+          val += intensity[static_cast<std::size_t>(copy_of_wall[w])](
+              disc_.node_position[e * np + static_cast<std::size_t>(disc_.ref.face_nodes[f][j])], v);
+      }
+      gb[j] = val;
+    }
+    if (state_offset_[b] < 0 || m < 0) continue;
+    const double* st = state.data() + state_offset_[b];
+    if (wall.rho_diffuse > 0) {
+      for (std::size_t j = 0; j < nfp_; ++j) gb[j] += d * wall.rho_diffuse * st[j];
+      st += nfp_;
+    }
+    if (wall.rho_specular > 0) {
+      for (const auto& [mp, coef] : reflections_[static_cast<std::size_t>(reflection_of_face_[b])].from[static_cast<std::size_t>(m)]) {
+        const double* tr = st + static_cast<std::size_t>(mp) * nfp_;
+        for (std::size_t j = 0; j < nfp_; ++j) gb[j] += wall.rho_specular * coef * tr[j];
+      }
+    }
+  }
+}
+
+void Walls::lift(const Vec3& v, std::span<const double> g, std::span<double> rhs) const {
+  const auto& ref = disc_.ref;
+  const auto np = static_cast<Eigen::Index>(disc_.num_nodes()), nfp = static_cast<Eigen::Index>(nfp_);
+  for (std::size_t b = 0; b < face_.size(); ++b) {
+    const std::size_t e = face_[b] / 4;
+    const int f = static_cast<int>(face_[b] % 4);
+    const double c = transport::inflow_coefficient(disc_.geometry[e], f, v);
+    if (c == 0.0) continue;
+    Eigen::Map<Eigen::VectorXd> re(rhs.data() + e * static_cast<std::size_t>(np), np);
+    const Eigen::Map<const Eigen::VectorXd> gb(g.data() + b * nfp_, nfp);
+    re.noalias() -= c * ref.lift.middleCols(f * nfp, nfp) * gb;
+  }
+}
+
+void Walls::record(int m, std::span<const double> u, std::span<double> state) const {
+  const std::size_t np = static_cast<std::size_t>(disc_.num_nodes());
+  const auto mu = static_cast<std::size_t>(m);
+  const Vec3& v = v_[mu];
+  for (std::size_t b = 0; b < face_.size(); ++b) {  // serial: boundary work is small
+    if (state_offset_[b] < 0) continue;
+    const double vn = dot(v, normal_[b]);
+    if (vn <= transport::kTangentTolerance) continue;
+    const std::size_t e = face_[b] / 4;
+    const int f = static_cast<int>(face_[b] % 4);
+    const WallModel& wall = walls_[static_cast<std::size_t>(wall_of_face_[b])];
+    double* st = state.data() + state_offset_[b];
+    const int* fn = disc_.ref.face_nodes[f].data();
+    if (wall.rho_diffuse > 0) {
+      for (std::size_t j = 0; j < nfp_; ++j) st[j] += quad_->w[mu] * vn * u[e * np + static_cast<std::size_t>(fn[j])];
+      st += nfp_;
+    }
+    if (wall.rho_specular > 0)
+      for (std::size_t j = 0; j < nfp_; ++j) st[mu * nfp_ + j] = u[e * np + static_cast<std::size_t>(fn[j])];
+  }
+}
+
+void Walls::tally(int m, std::span<const double> u, std::span<const double> g, std::span<double> q_in,
+                  std::span<double> q_out) const {
+  const std::size_t np = static_cast<std::size_t>(disc_.num_nodes());
+  const auto mu = static_cast<std::size_t>(m);
+  const Vec3& v = v_[mu];
+  for (std::size_t b = 0; b < face_.size(); ++b) {
+    const std::size_t e = face_[b] / 4;
+    const int f = static_cast<int>(face_[b] % 4);
+    const double wvn = quad_->w[mu] * dot(v, normal_[b]);
+    if (transport::inflow_coefficient(disc_.geometry[e], f, v) != 0.0) {
+      for (std::size_t j = 0; j < nfp_; ++j) q_out[b * nfp_ + j] -= wvn * g[b * nfp_ + j];
+    } else {  // outflow (or tangent: the operator takes the interior trace there too)
+      const int* fn = disc_.ref.face_nodes[f].data();
+      for (std::size_t j = 0; j < nfp_; ++j) q_in[b * nfp_ + j] += wvn * u[e * np + static_cast<std::size_t>(fn[j])];
+    }
+  }
+}
+
+}  // namespace dgrte::problem

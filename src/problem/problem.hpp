@@ -1,0 +1,125 @@
+#pragma once
+// The physical set-up of a gray run on the DG nodes: the medium (kappa, sigma_s, phase function,
+// emission, user source) and the walls (every boundary condition, in one place). Built once from
+// the case file and the mesh; the solvers read it and never look at the case file.
+#include "angular/phase_function.hpp"
+#include "angular/quadrature.hpp"
+#include "angular/scattering_matrix.hpp"
+#include "io/case_file.hpp"
+#include "transport/discretization.hpp"
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace dgrte::problem {
+
+using Vec3 = std::array<double, 3>;
+
+std::string group_label(const mesh::PhysicalGroup& g);
+
+struct Medium {
+  // Nodal fields, index e * N_p + i.
+  std::vector<double> kappa, sigma_s, sigma_t, blackbody_intensity;
+  std::vector<double> temperature;  // K; NaN where the case gives Ib instead
+  // Scattering: one discrete operator per medium entry that scatters (the phase function is per
+  // entry); element -> operator index, -1 if the element does not scatter.
+  std::vector<angular::PhaseFunction> phase;
+  std::vector<angular::ScatteringMoments> scattering;
+  std::vector<int> scattering_of_element;
+  int scattering_rank = 0;  // max rank over operators: moments stored per node
+  // User source terms (of x and s), per medium entry; only entries whose source is not 0.
+  std::vector<io::Expression> source;
+  std::vector<int> source_of_element;  // -1: none
+  bool has_source() const { return !source.empty(); }
+  bool scatters() const { return scattering_rank > 0; }
+};
+
+// The angular set of the case (`angular:`); errors name the key and line.
+angular::Quadrature build_quadrature(const io::AngularSpec& spec);
+
+Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature* quad);
+
+// Adds the user source of direction s to rhs (nodal); thread-safe (copies the expressions).
+void add_user_source(const Medium& m, const transport::Discretization& disc, const Vec3& s, std::span<double> rhs);
+
+// One wall condition per surface group, on the boundary faces. Opaque walls: emissivity +
+// diffuse reflectivity + specular reflectivity = 1 (Modest 2013, ch. 3):
+//   I(s_in) = eps I_b(T_w) + rho_d q_in d + rho_s I(s_mirror) + inflow + irradiation d
+// with d = 1/pi, or 1/H_n (the set's half-range flux about the face normal) when
+// wall_flux_normalisation is on, so that the diffusely reflected flux equals rho_d q_in and a
+// prescribed irradiation enters exactly. Emission stays eps I_b: with q_in = H_n I_b an
+// isothermal enclosure then stays exactly at I = I_b (discrete Kirchhoff law) for every set.
+struct WallModel {
+  std::string group;
+  io::BoundaryType type = io::BoundaryType::black;
+  double emissivity = 1, rho_diffuse = 0, rho_specular = 0, irradiation = 0;
+  const io::Expression* intensity = nullptr;  // inflow
+};
+
+class Walls {
+ public:
+  // quad may be null only for `directions` runs (then only black and inflow walls are allowed).
+  Walls(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature* quad,
+        std::vector<std::string>& warnings);
+
+  std::size_t num_faces() const { return face_.size(); }  // boundary faces
+  std::size_t face_nodes() const { return nfp_; }
+  // Boundary face b: element * 4 + local face; its wall; its unit outward normal.
+  std::size_t element_face(std::size_t b) const { return face_[b]; }
+  int wall_of(std::size_t b) const { return wall_of_face_[b]; }
+  const WallModel& wall(int w) const { return walls_[static_cast<std::size_t>(w)]; }
+  std::size_t num_walls() const { return walls_.size(); }
+  const Vec3& normal(std::size_t b) const;
+  // Flux the wall emits in the discrete model: eps I_b(T_w) H_n [W/m^2] (eps sigma T^4 when H_n = pi).
+  double emitted_flux(std::size_t b, std::size_t j) const { return emitted_[b * nfp_ + j] * half_range_[b]; }
+  double temperature(std::size_t b, std::size_t j) const { return temperature_[b * nfp_ + j]; }
+
+  // Unknowns of the reflection (the outer iteration's wall block): q_in at each face node of a
+  // diffusely reflecting face, and the outgoing traces of every ordinate at each node of a
+  // specularly reflecting face.
+  std::size_t state_size() const { return state_size_; }
+  bool reflects() const { return state_size_ > 0; }
+
+  // g[b * N_fp + j] for the faces where ordinate m enters the domain (others untouched).
+  // m = -1 with v = the direction: `directions` runs (no reflection).
+  void inflow(int m, const Vec3& v, bool with_sources, std::span<const double> state, std::span<double> g) const;
+  // rhs -= LIFT (c g) on the faces where v enters: the wall inflow moved to the right-hand side.
+  void lift(const Vec3& v, std::span<const double> g, std::span<double> rhs) const;
+  // Adds ordinate m's contribution (traces of u at outflow faces) to the reflection state.
+  void record(int m, std::span<const double> u, std::span<double> state) const;
+  // Adds ordinate m's wall fluxes per face node: q_in (outflow traces) and q_out (the inflow g).
+  void tally(int m, std::span<const double> u, std::span<const double> g, std::span<double> q_in,
+             std::span<double> q_out) const;
+
+  const angular::Quadrature* quadrature() const { return quad_; }
+  // Streaming vector of ordinate m: s_bar / w (the unit direction for point sets; for FV sets the
+  // control-angle average, so that w v.n = integral of s.n over the control angle).
+  const Vec3& streaming(int m) const { return v_[static_cast<std::size_t>(m)]; }
+
+ private:
+  struct Reflection {  // specular redistribution for one face normal: into m from m' with coef
+    std::vector<std::vector<std::pair<int, double>>> from;  // per ordinate m (incoming), sources m'
+    int unmatched = 0;  // ordinates whose exact mirror is not in the set (interpolated)
+  };
+  const transport::Discretization& disc_;
+  const angular::Quadrature* quad_;
+  std::size_t nfp_;
+  std::vector<WallModel> walls_;
+  std::vector<std::size_t> face_;      // e * 4 + f
+  std::vector<int> wall_of_face_;
+  std::vector<Vec3> normal_;
+  std::vector<double> diffuse_factor_;  // d per face
+  std::vector<double> half_range_;      // H_n per face (pi without a quadrature)
+  std::vector<double> emitted_, temperature_;  // per face node: eps I_b(T_w), T_w
+  std::vector<long> state_offset_;      // per face: start of its state block, -1 if it does not reflect
+  std::vector<int> reflection_of_face_;  // index into reflections_, -1
+  std::vector<Reflection> reflections_;
+  std::vector<Vec3> v_;
+  std::size_t state_size_ = 0;
+  Reflection make_reflection(const Vec3& n) const;
+ public:
+  int unmatched_mirrors() const;  // over all specular faces' normals: ordinates interpolated
+};
+
+}  // namespace dgrte::problem

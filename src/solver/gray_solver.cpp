@@ -1,0 +1,398 @@
+#include "solver/gray_solver.hpp"
+
+#include "backend/cpu_transport.hpp"
+#include "common/error.hpp"
+#include "transport/krylov_solver.hpp"
+#include "transport/sweep.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+#include <petscksp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+namespace dgrte::solver {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+void check(PetscErrorCode ierr, const char* what) {
+  if (ierr) throw SolverError(fmt::format("PETSc error {} in {} (outer solve)", static_cast<int>(ierr), what));
+}
+
+struct Outputs {
+  std::vector<double> G, qx, qy, qz, q_in, q_out;
+  std::vector<std::vector<double>> intensities;
+};
+
+// One pass over all ordinates: x_out = T(x_in) (with or without the sources), and the moments and
+// wall fluxes of that pass when `out` is given.
+class TransportSweep {
+ public:
+  TransportSweep(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
+                 const problem::Walls& walls, const GrayOptions& opt, GrayResult& report)
+      : disc_(disc), quad_(quad), medium_(medium), walls_(walls), opt_(opt), report_(report) {
+    const std::size_t n = disc.num_dofs();
+    emission_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) emission_[i] = medium.kappa[i] * medium.blackbody_intensity[i];
+    const std::size_t M = quad.size();
+    if (opt.inner == io::InnerMethod::sweep) {
+      const auto t0 = Clock::now();
+      plans_.resize(M);
+#pragma omp parallel for schedule(dynamic, 1)
+      for (std::ptrdiff_t m = 0; m < static_cast<std::ptrdiff_t>(M); ++m)
+        plans_[static_cast<std::size_t>(m)] = transport::plan_sweep(disc, walls.streaming(static_cast<int>(m)));
+      report.plan_seconds = seconds_since(t0);
+      for (const auto& p : plans_) {
+        report.plan_bytes += p.bytes();
+        report.max_levels = std::max(report.max_levels, static_cast<int>(p.num_levels()));
+        report.total_cycles += p.cycles;
+        report.lagged_fraction.push_back(p.lagged_fraction);
+      }
+      // As many ordinates per batch as a 64 MB field budget allows (at least two per thread):
+      // fewer OpenMP regions per transport sweep; barriers are costly on a loaded machine.
+      const std::size_t per_ordinate = 3 * n * sizeof(double) + walls.num_faces() * walls.face_nodes() * sizeof(double);
+      batch_ = std::max<std::size_t>(2 * static_cast<std::size_t>(omp_get_max_threads()), (std::size_t{64} << 20) / per_ordinate);
+    } else {
+      cpu_ = std::make_unique<backend::CpuTransport>(disc, opt.block_budget_bytes);
+      batch_ = 1;
+    }
+    batch_ = std::min(batch_, M);
+    report.field_bytes = 3 * batch_ * n * sizeof(double);
+  }
+
+  std::size_t size() const { return disc_.num_dofs() * rank() + walls_.state_size(); }
+  std::size_t rank() const { return static_cast<std::size_t>(medium_.scattering_rank); }
+
+  void apply(std::span<const double> x, bool with_sources, std::span<double> x_out, Outputs* out) {
+    const std::size_t n = disc_.num_dofs(), M = quad_.size(), r = rank(), nb = walls_.num_faces() * walls_.face_nodes();
+    std::fill(x_out.begin(), x_out.end(), 0.0);
+    const auto phi = x.subspan(0, n * r);
+    const auto state = x.subspan(n * r);
+    auto phi_out = x_out.subspan(0, n * r);
+    auto state_out = x_out.subspan(n * r);
+    if (out) {
+      for (auto* v : {&out->G, &out->qx, &out->qy, &out->qz}) v->assign(n, 0.0);
+      out->q_in.assign(nb, 0.0);
+      out->q_out.assign(nb, 0.0);
+      out->intensities.clear();
+    }
+    std::vector<std::vector<double>> u(batch_, std::vector<double>(n)), rhs(batch_, std::vector<double>(n)),
+        g(batch_, std::vector<double>(nb));
+    for (std::size_t m0 = 0; m0 < M; m0 += batch_) {
+      const std::size_t bsz = std::min(batch_, M - m0);
+      if (opt_.inner == io::InnerMethod::sweep) {
+        long passes = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : passes)
+        for (std::ptrdiff_t b = 0; b < static_cast<std::ptrdiff_t>(bsz); ++b) {
+          const auto bu = static_cast<std::size_t>(b);
+          const int m = static_cast<int>(m0 + bu);
+          build_rhs(m, phi, state, with_sources, rhs[bu], g[bu]);
+          std::fill(u[bu].begin(), u[bu].end(), 0.0);
+          passes += transport::sweep_solve(disc_, plans_[static_cast<std::size_t>(m)], medium_.sigma_t, rhs[bu], u[bu], opt_.inner_rtol)
+                        .passes;
+        }
+        report_.inner_iterations += passes;
+      } else {
+        for (std::size_t b = 0; b < bsz; ++b) {
+          const int m = static_cast<int>(m0 + b);
+          build_rhs(m, phi, state, with_sources, rhs[b], g[b]);
+          std::fill(u[b].begin(), u[b].end(), 0.0);
+          report_.inner_iterations += solve_bicgstab(m, rhs[b], u[b]);
+        }
+      }
+      accumulate(m0, bsz, u, phi_out, out);
+      for (std::size_t b = 0; b < bsz; ++b) {
+        const int m = static_cast<int>(m0 + b);
+        walls_.record(m, u[b], state_out);
+        if (out) {
+          walls_.tally(m, u[b], g[b], out->q_in, out->q_out);
+          if (opt_.keep_intensities) out->intensities.push_back(u[b]);
+        }
+      }
+    }
+    ++report_.transport_sweeps;
+  }
+
+ private:
+  // rhs = sources + scattering of the moments + lift of the wall inflow g.
+  void build_rhs(int m, std::span<const double> phi, std::span<const double> state, bool with_sources, std::vector<double>& rhs,
+                 std::vector<double>& g) const {
+    const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), K = disc_.num_elements(), r = rank();
+    const auto mu = static_cast<std::size_t>(m);
+    if (with_sources) {
+      std::copy(emission_.begin(), emission_.end(), rhs.begin());
+      problem::add_user_source(medium_, disc_, quad_.s[mu], rhs);
+    } else {
+      std::fill(rhs.begin(), rhs.end(), 0.0);
+    }
+    if (r > 0) {
+      for (std::size_t e = 0; e < K; ++e) {
+        const int op = medium_.scattering_of_element[e];
+        if (op < 0) continue;
+        const auto& sm = medium_.scattering[static_cast<std::size_t>(op)];
+        const std::size_t ro = static_cast<std::size_t>(sm.rank);
+        const double* Y = sm.to_direction.data() + mu * ro;
+        for (std::size_t i = 0; i < np; ++i) {
+          const std::size_t k = e * np + i;
+          double s = 0;
+          for (std::size_t j = 0; j < ro; ++j) s += Y[j] * phi[k * r + j];
+          rhs[k] += medium_.sigma_s[k] * s;
+        }
+      }
+    }
+    const auto& v = walls_.streaming(m);
+    walls_.inflow(m, v, with_sources, state, g);
+    walls_.lift(v, g, rhs);
+  }
+
+  int solve_bicgstab(int m, const std::vector<double>& rhs, std::vector<double>& u) {
+    const auto blocks = opt_.preconditioner == io::Preconditioner::none           ? backend::BlockKind::none
+                        : opt_.preconditioner == io::Preconditioner::block_jacobi ? backend::BlockKind::full
+                                                                                  : backend::BlockKind::partial;
+    const auto& v = walls_.streaming(m);
+    cpu_->set_direction(v, medium_.sigma_t, blocks);
+    transport::KrylovOptions ko;
+    ko.rtol = opt_.inner_rtol;
+    ko.max_iterations = opt_.inner_max_iterations;
+    ko.precondition = blocks != backend::BlockKind::none;
+    ko.label = fmt::format("ordinate {} ({:.5g}, {:.5g}, {:.5g})", m, v[0], v[1], v[2]);
+    return transport::solve_bicgstab(*cpu_, rhs, u, ko).iterations;
+  }
+
+  // Moments of a batch: new scattering moments, and G, q for the outputs. Parallel over nodes,
+  // ordinates summed in a fixed order: results do not depend on the thread count.
+  void accumulate(std::size_t m0, std::size_t bsz, const std::vector<std::vector<double>>& u, std::span<double> phi_out,
+                  Outputs* out) const {
+    const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), r = rank();
+    const auto K = static_cast<std::ptrdiff_t>(disc_.num_elements());
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t ei = 0; ei < K; ++ei) {
+      const auto e = static_cast<std::size_t>(ei);
+      const int op = r > 0 ? medium_.scattering_of_element[e] : -1;
+      for (std::size_t i = 0; i < np; ++i) {
+        const std::size_t k = e * np + i;
+        if (op >= 0) {
+          const auto& sm = medium_.scattering[static_cast<std::size_t>(op)];
+          const std::size_t ro = static_cast<std::size_t>(sm.rank);
+          for (std::size_t b = 0; b < bsz; ++b) {
+            const double* Z = sm.to_moment.data() + (m0 + b) * ro;
+            for (std::size_t j = 0; j < ro; ++j) phi_out[k * r + j] += Z[j] * u[b][k];
+          }
+        }
+        if (out) {
+          for (std::size_t b = 0; b < bsz; ++b) {
+            const std::size_t m = m0 + b;
+            const double I = u[b][k];
+            out->G[k] += quad_.w[m] * I;
+            out->qx[k] += quad_.s_bar[m][0] * I;
+            out->qy[k] += quad_.s_bar[m][1] * I;
+            out->qz[k] += quad_.s_bar[m][2] * I;
+          }
+        }
+      }
+    }
+  }
+
+  const transport::Discretization& disc_;
+  const angular::Quadrature& quad_;
+  const problem::Medium& medium_;
+  const problem::Walls& walls_;
+  const GrayOptions& opt_;
+  GrayResult& report_;
+  std::vector<double> emission_;
+  std::vector<transport::SweepPlan> plans_;
+  std::unique_ptr<backend::CpuTransport> cpu_;
+  std::size_t batch_ = 1;
+};
+
+double max_abs(std::span<const double> v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+double norm2(std::span<const double> v) {
+  double s = 0;
+  for (double x : v) s += x * x;
+  return std::sqrt(s);
+}
+
+// PETSc Krylov solve of (I - T0) x = b with a shell matrix.
+struct OuterContext {
+  TransportSweep* sweep;
+  std::vector<double>* scratch;
+};
+
+PetscErrorCode outer_mult(Mat A, Vec x, Vec y) {
+  OuterContext* ctx = nullptr;
+  PetscCall(MatShellGetContext(A, &ctx));
+  const PetscScalar* xa;
+  PetscScalar* ya;
+  PetscInt n;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(VecGetArray(y, &ya));
+  const auto nu = static_cast<std::size_t>(n);
+  ctx->sweep->apply(std::span<const double>(xa, nu), false, std::span<double>(ya, nu), nullptr);
+  for (std::size_t i = 0; i < nu; ++i) ya[i] = xa[i] - ya[i];
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(VecRestoreArray(y, &ya));
+  return 0;
+}
+
+struct OuterMonitor {
+  std::vector<double>* history;
+  bool progress;
+  Clock::time_point start;
+  double r0 = 0;
+};
+
+PetscErrorCode outer_monitor(KSP, PetscInt it, PetscReal rnorm, void* vctx) {
+  auto* m = static_cast<OuterMonitor*>(vctx);
+  if (it == 0) m->r0 = rnorm;
+  const double rel = m->r0 > 0 ? rnorm / m->r0 : 0.0;
+  m->history->push_back(rel);
+  if (m->progress)
+    std::fprintf(stderr, "\r  outer iteration %3d  relative residual %.3e  elapsed %.1f s   ", static_cast<int>(it), rel,
+                 seconds_since(m->start));
+  return 0;
+}
+
+void krylov_outer(TransportSweep& sweep, const GrayOptions& opt, std::vector<double>& x, GrayResult& res) {
+  const std::size_t nx = x.size();
+  std::vector<double> b(nx), scratch;
+  sweep.apply(std::vector<double>(nx, 0.0), true, b, nullptr);
+  OuterContext ctx{&sweep, &scratch};
+  Vec vb = nullptr, vx = nullptr;
+  Mat A = nullptr;
+  KSP ksp = nullptr;
+  struct Cleanup {
+    Vec* b; Vec* x; Mat* A; KSP* k;
+    ~Cleanup() {
+      if (*k) KSPDestroy(k);
+      if (*A) MatDestroy(A);
+      if (*b) VecDestroy(b);
+      if (*x) VecDestroy(x);
+    }
+  } cleanup{&vb, &vx, &A, &ksp};
+  const auto n = static_cast<PetscInt>(nx);
+  check(VecCreateMPIWithArray(PETSC_COMM_WORLD, 1, n, PETSC_DECIDE, b.data(), &vb), "VecCreate(b)");
+  check(VecCreateMPIWithArray(PETSC_COMM_WORLD, 1, n, PETSC_DECIDE, x.data(), &vx), "VecCreate(x)");
+  check(MatCreateShell(PETSC_COMM_WORLD, n, n, PETSC_DETERMINE, PETSC_DETERMINE, &ctx, &A), "MatCreateShell");
+  check(MatShellSetOperation(A, MATOP_MULT, reinterpret_cast<void (*)(void)>(outer_mult)), "MatShellSetOperation");
+  check(KSPCreate(PETSC_COMM_WORLD, &ksp), "KSPCreate");
+  check(KSPSetOptionsPrefix(ksp, "outer_"), "KSPSetOptionsPrefix");
+  check(KSPSetOperators(ksp, A, A), "KSPSetOperators");
+  check(KSPSetType(ksp, opt.outer == io::OuterMethod::gmres ? KSPGMRES : KSPBCGS), "KSPSetType");
+  check(KSPSetTolerances(ksp, opt.tolerance, 0.0, 1e12, opt.max_outer), "KSPSetTolerances");
+  PC pc;
+  check(KSPGetPC(ksp, &pc), "KSPGetPC");
+  check(PCSetType(pc, PCNONE), "PCSetType");
+  check(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED), "KSPSetNormType");
+  OuterMonitor mon{&res.history, opt.progress, Clock::now()};
+  check(KSPMonitorSet(ksp, outer_monitor, &mon, nullptr), "KSPMonitorSet");
+  check(KSPSetFromOptions(ksp), "KSPSetFromOptions");
+  check(KSPSolve(ksp, vb, vx), "KSPSolve");
+  if (opt.progress) std::fprintf(stderr, "\r%*s\r", 90, "");
+  PetscInt its;
+  KSPConvergedReason reason;
+  check(KSPGetIterationNumber(ksp, &its), "KSPGetIterationNumber");
+  check(KSPGetConvergedReason(ksp, &reason), "KSPGetConvergedReason");
+  res.outer_iterations = static_cast<int>(its);
+  res.converged = reason > 0;
+  if (!res.converged)
+    throw SolverError(fmt::format("outer {} did not converge ({}) in {} iterations (relative residual {:.3e}, tolerance {:.1e}); "
+                                  "raise solver.outer_max_iterations or try solver.outer: gmres",
+                                  io::to_string(opt.outer), KSPConvergedReasons[reason], its,
+                                  res.history.empty() ? 0.0 : res.history.back(), opt.tolerance));
+}
+
+}  // namespace
+
+GrayResult solve_gray(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
+                      const problem::Walls& walls, const GrayOptions& opt) {
+  const auto t0 = Clock::now();
+  GrayResult res;
+  res.inner_method = io::to_string(opt.inner);
+  TransportSweep sweep(disc, quad, medium, walls, opt, res);
+  const std::size_t nx = sweep.size();
+  res.coupling_unknowns = nx;
+  std::vector<double> x(nx, 0.0), x_new(nx, 0.0);
+  Outputs out;
+  if (nx == 0) {
+    res.outer_method = "none (no scattering, no reflecting walls: one transport sweep is the solution)";
+    res.stopping_rule = "exact after one sweep";
+    sweep.apply(x, true, x_new, &out);
+  } else if (opt.outer == io::OuterMethod::source_iteration) {
+    res.outer_method = "source-iteration";
+    res.stopping_rule =
+        "estimated error of G below tolerance: max|G_k - G_{k-1}| rho/(1 - rho) <= tol max|G_k|, rho = ratio of successive changes";
+    std::vector<double> G_old(disc.num_dofs(), 0.0);
+    double change_old = 0;
+    res.converged = false;
+    for (int it = 1; it <= opt.max_outer; ++it) {
+      sweep.apply(x, true, x_new, &out);
+      double change = 0;
+      for (std::size_t i = 0; i < G_old.size(); ++i) change = std::max(change, std::abs(out.G[i] - G_old[i]));
+      const double scale = std::max(max_abs(out.G), 1e-300);
+      change /= scale;
+      const double rho = it >= 2 && change_old > 0 ? std::min(change / change_old, 0.999999) : 0.0;
+      const double estimate = it >= 2 ? change * std::max(rho / (1 - rho), 1.0) : change;
+      res.history.push_back(estimate);
+      res.outer_iterations = it;
+      res.outer_residual = estimate;
+      if (opt.progress) std::fprintf(stderr, "\r  source iteration %4d  G change %.3e  rho %.4f   ", it, change, rho);
+      std::swap(x, x_new);
+      G_old = out.G;
+      change_old = change;
+      if (it >= 2 && estimate <= opt.tolerance) {
+        res.converged = true;
+        break;
+      }
+    }
+    if (opt.progress) std::fprintf(stderr, "\r%*s\r", 80, "");
+    if (!res.converged)
+      throw SolverError(fmt::format("source iteration did not converge in {} iterations (estimated G error {:.3e}, tolerance {:.1e}); "
+                                    "use solver.outer: gmres (much faster for albedos near 1 or strong reflection)",
+                                    opt.max_outer, res.outer_residual, opt.tolerance));
+  } else {
+    res.outer_method = io::to_string(opt.outer);
+    res.stopping_rule = "||(I - T0) x - T(0)||_2 <= tol ||T(0)||_2 on the coupling unknowns (scattering moments, wall reflection state)";
+    krylov_outer(sweep, opt, x, res);
+    sweep.apply(x, true, x_new, &out);
+    std::vector<double> d(nx);
+    for (std::size_t i = 0; i < nx; ++i) d[i] = x_new[i] - x[i];
+    res.outer_residual = norm2(d) / std::max(norm2(x_new), 1e-300);
+  }
+  res.G = std::move(out.G);
+  res.qx = std::move(out.qx);
+  res.qy = std::move(out.qy);
+  res.qz = std::move(out.qz);
+  res.q_in = std::move(out.q_in);
+  res.q_out = std::move(out.q_out);
+  res.intensities = std::move(out.intensities);
+  // Emission of all ordinates: 4 pi kappa Ib (+ the user source summed over the set).
+  const std::size_t n = disc.num_dofs();
+  res.source_total.resize(n);
+  double wsum = 0;
+  for (double w : quad.w) wsum += w;
+  for (std::size_t i = 0; i < n; ++i) res.source_total[i] = wsum * medium.kappa[i] * medium.blackbody_intensity[i];
+  if (medium.has_source()) {
+    std::vector<double> s(n);
+    for (std::size_t m = 0; m < quad.size(); ++m) {
+      std::fill(s.begin(), s.end(), 0.0);
+      problem::add_user_source(medium, disc, quad.s[m], s);
+      for (std::size_t i = 0; i < n; ++i) res.source_total[i] += quad.w[m] * s[i];
+    }
+  }
+  res.seconds = seconds_since(t0);
+  return res;
+}
+
+}  // namespace dgrte::solver

@@ -1,0 +1,54 @@
+#pragma once
+// The gray discrete-ordinates solve: all ordinates of a quadrature, coupled by scattering and by
+// reflecting walls. The coupling unknowns x are the scattering moments at every node (the rank of
+// the discrete phase operator; 1 for isotropic scattering) and the reflection state of the walls
+// (q_in on diffuse faces, outgoing traces on specular faces). One "transport sweep" T solves every
+// ordinate once for given x (inner solver: sweeps, or Bi-CGSTAB per ordinate) and returns new x.
+//   source iteration:  x <- T(x) until G stops changing;
+//   Krylov (GMRES or Bi-CGSTAB, PETSc): (I - T0) x = T(0), T0 = T without sources.
+#include "io/case_file.hpp"
+#include "problem/problem.hpp"
+#include "transport/discretization.hpp"
+
+#include <string>
+#include <vector>
+
+namespace dgrte::solver {
+
+struct GrayOptions {
+  io::OuterMethod outer = io::OuterMethod::gmres;
+  double tolerance = 1e-8;  // outer: see GrayResult::stopping_rule
+  int max_outer = 500;
+  io::InnerMethod inner = io::InnerMethod::sweep;
+  double inner_rtol = 1e-12;  // sweeps with lagged faces, or Bi-CGSTAB
+  int inner_max_iterations = 5000;
+  io::Preconditioner preconditioner = io::Preconditioner::partial_block_jacobi;  // inner Bi-CGSTAB
+  std::size_t block_budget_bytes = std::size_t{1} << 31;
+  bool keep_intensities = false;
+  bool progress = false;
+};
+
+struct GrayResult {
+  // Nodal moments: G = sum w I, q = sum s_bar I; source_total = sum w (kappa Ib + user source).
+  std::vector<double> G, qx, qy, qz, source_total;
+  // Per boundary face node (problem::Walls order): incident and leaving fluxes [W/m^2].
+  std::vector<double> q_in, q_out;
+  std::vector<std::vector<double>> intensities;  // per ordinate, when kept
+  // Report.
+  std::string outer_method, inner_method, stopping_rule;
+  int outer_iterations = 0, transport_sweeps = 0;
+  long inner_iterations = 0;  // sweep passes or Bi-CGSTAB iterations, all ordinates and sweeps
+  bool converged = true;
+  double outer_residual = 0;  // final: ||T(x) - x|| / ||T(x)|| (Krylov) or the G-change estimate (SI)
+  std::vector<double> history;
+  std::size_t coupling_unknowns = 0;
+  double seconds = 0, plan_seconds = 0;
+  std::size_t plan_bytes = 0, field_bytes = 0;
+  int max_levels = 0, total_cycles = 0;
+  std::vector<double> lagged_fraction;  // per ordinate (sweeps)
+};
+
+GrayResult solve_gray(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
+                      const problem::Walls& walls, const GrayOptions& options);
+
+}  // namespace dgrte::solver

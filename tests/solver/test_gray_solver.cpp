@@ -1,0 +1,172 @@
+// The gray solver against exact answers: radiative equilibrium, the discrete-ordinates slab
+// solution, energy conservation, and agreement of the outer methods.
+#include "app/run_case.hpp"
+#include "common/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace dgrte::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  nlohmann::json summary;
+  fs::path out;
+};
+
+Run run(const std::string& name, const std::string& body) {
+  const auto dir = fs::temp_directory_path() / "dgrte_solver_tests";
+  fs::create_directories(dir);
+  const auto file = dir / (name + ".yaml");
+  std::ofstream(file) << body;
+  RunOptions opt;
+  opt.case_file = file;
+  opt.output_directory = dir / ("out_" + name);
+  opt.quiet = true;
+  fs::remove_all(*opt.output_directory);
+  return {run_case(opt), *opt.output_directory};
+}
+
+// Columns of a probe CSV by header name ('#' lines skipped).
+std::map<std::string, std::vector<double>> read_csv(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line, header;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#') {
+      header = line;
+      break;
+    }
+  std::vector<std::string> names;
+  std::stringstream hs(header);
+  for (std::string h; std::getline(hs, h, ',');) names.push_back(h);
+  std::map<std::string, std::vector<double>> cols;
+  while (std::getline(in, line)) {
+    std::stringstream ls(line);
+    std::string v;
+    for (std::size_t i = 0; std::getline(ls, v, ','); ++i) cols[names[i]].push_back(std::stod(v));
+  }
+  return cols;
+}
+
+const std::string kSlab = "mesh: {geo: " DGRTE_SOURCE_DIR "/tests/solver/slab.geo, size: 0.25}\n";
+
+// An isothermal enclosure with walls at the medium's temperature is in equilibrium: I = Ib in
+// every direction, whatever kappa, scattering, emissivity and set (discrete Kirchhoff law).
+TEST(GraySolver, IsothermalEnclosureStaysInEquilibrium) {
+  for (const std::string angular : {"{quadrature: sn, order: 4}", "{quadrature: tn, order: 2}", "{quadrature: product, polar: 4, azimuthal: 8, axis: x}"}) {
+    const auto r = run("equilibrium", kSlab + "order: 2\nangular: " + angular +
+                                          "\nmedia: {\"*\": {kappa: \"0.7\", scattering: \"1.3\", phase_function: {type: henyey-greenstein, g: 0.6}, temperature: \"1000\"}}\n"
+                                          "boundaries:\n  left: {type: gray, emissivity: 0.4, temperature: 1000}\n"
+                                          "  right: {type: gray, emissivity: 0.7, specular_fraction: 0.5, temperature: 1000}\n"
+                                          "  sides: {type: symmetry}\n"
+                                          "solver: {outer_tolerance: 1.0e-13}\n"
+                                          "output: {vtk: false, probes: [{name: axis, from: [0, 0.1, 0.1], to: [1, 0.1, 0.1], points: 7}]}\n");
+    auto p = read_csv(r.out / "probes" / "axis.csv");
+    const double G_exact = 4 * 5.670374419e-8 * std::pow(1000.0, 4);
+    for (std::size_t i = 0; i < p["G"].size(); ++i) {
+      EXPECT_NEAR(p["G"][i] / G_exact, 1.0, 1e-9) << angular;
+      EXPECT_NEAR(p["qx"][i] / G_exact, 0.0, 1e-9) << angular;
+      EXPECT_NEAR(p["divq"][i] / G_exact, 0.0, 1e-9) << angular;
+    }
+    EXPECT_LT(std::abs(r.summary["energy_balance"]["imbalance_W"].get<double>()), 1e-6 * G_exact);
+  }
+}
+
+// Cold black walls, isothermal absorbing medium, product set about x (its directions see the
+// side walls as mirrors): the discrete-ordinates answer is G = sum_m w_m Ib (1 - exp(-kappa d_m / |mu_m|)),
+// d_m the distance to the upstream wall. High-order DG reaches it to the discretisation error.
+TEST(GraySolver, AbsorbingSlabMatchesDiscreteOrdinates) {
+  const double kappa = 1.0, Ib = 1.0;
+  const auto r = run("slab", kSlab + "order: 4\nangular: {quadrature: product, polar: 8, azimuthal: 4, axis: x}\n"
+                                     "media: {\"*\": {kappa: \"1.0\", Ib: \"1.0\"}}\n"
+                                     "boundaries: {left: {type: black}, right: {type: black}, sides: {type: symmetry}}\n"
+                                     "output: {vtk: false, probes: [{name: axis, from: [0, 0.1, 0.13], to: [1, 0.1, 0.13], points: 11},"
+                                     " {name: wall, from: [1, 0.0, 0.1], to: [1, 0.25, 0.1], points: 5, wall: right}]}\n");
+  std::ifstream qf(r.out / "quadrature.csv");
+  std::string line;
+  std::vector<std::array<double, 4>> set;
+  while (std::getline(qf, line)) {
+    if (line.empty() || line[0] == '#' || line[0] == 's') continue;
+    std::array<double, 4> v{};
+    std::sscanf(line.c_str(), "%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3]);
+    set.push_back(v);
+  }
+  ASSERT_EQ(set.size(), 32u);
+  auto p = read_csv(r.out / "probes" / "axis.csv");
+  for (std::size_t i = 0; i < p["x"].size(); ++i) {
+    const double x = p["x"][i];
+    double G = 0, q = 0;
+    for (const auto& s : set) {
+      const double d = s[0] > 0 ? x : 1 - x;
+      const double I = Ib * (1 - std::exp(-kappa * d / std::abs(s[0])));
+      G += s[3] * I;
+      q += s[3] * s[0] * I;
+    }
+    EXPECT_NEAR(p["G"][i], G, 2e-4 * G) << "x = " << x;
+    EXPECT_NEAR(p["qx"][i], q, 2e-4 * G) << "x = " << x;
+  }
+  // Wall flux on the right wall: q_net = q_in = sum_{mu>0} w mu Ib (1 - exp(-kappa/mu)).
+  double q_wall = 0;
+  for (const auto& s : set)
+    if (s[0] > 0) q_wall += s[3] * s[0] * Ib * (1 - std::exp(-kappa / s[0]));
+  auto w = read_csv(r.out / "probes" / "wall.csv");
+  for (double v : w["q_net"]) EXPECT_NEAR(v, q_wall, 2e-4 * q_wall);
+  EXPECT_NEAR(r.summary["walls"]["right"]["q_net_mean"].get<double>(), q_wall, 2e-4 * q_wall);
+  EXPECT_LT(std::abs(r.summary["energy_balance"]["relative_imbalance"].get<double>()), 1e-10);
+}
+
+// Scattering and reflecting walls: source iteration and GMRES reach the same answer, GMRES in
+// fewer transport sweeps, and energy is conserved to the solver tolerance.
+TEST(GraySolver, OuterMethodsAgreeAndConserveEnergy) {
+  auto body = [&](const std::string& outer) {
+    return kSlab + "order: 2\nangular: {quadrature: sn, order: 4}\n"
+                   "media: {\"*\": {kappa: \"0.1\", scattering: \"1.9\", phase_function: {type: linear, a1: 0.5}, temperature: \"1500\"}}\n"
+                   "boundaries:\n  left: {type: gray, emissivity: 0.5, temperature: 500}\n  right: {type: black, temperature: 300}\n"
+                   "  sides: {type: symmetry}\n"
+                   "solver: {outer: " + outer + ", outer_tolerance: 1.0e-10}\n"
+                   "output: {vtk: false, probes: [{name: axis, from: [0, 0.1, 0.1], to: [1, 0.1, 0.1], points: 9}]}\n";
+  };
+  const auto si = run("si", body("source-iteration"));
+  const auto gm = run("gmres", body("gmres"));
+  auto a = read_csv(si.out / "probes" / "axis.csv"); auto b = read_csv(gm.out / "probes" / "axis.csv");
+  for (std::size_t i = 0; i < a["G"].size(); ++i) {
+    EXPECT_NEAR(a["G"][i], b["G"][i], 1e-7 * b["G"][i]);
+    EXPECT_NEAR(a["qx"][i], b["qx"][i], 1e-7 * b["G"][i]);
+  }
+  EXPECT_LT(gm.summary["solver"]["transport_sweeps"].get<int>(), si.summary["solver"]["transport_sweeps"].get<int>());
+  for (const auto* r : {&si, &gm}) EXPECT_LT(std::abs(r->summary["energy_balance"]["relative_imbalance"].get<double>()), 1e-8);
+}
+
+// The Bi-CGSTAB inner solver gives the sweep's answer.
+TEST(GraySolver, InnerSolversAgree) {
+  auto body = [&](const std::string& inner) {
+    return kSlab + "order: 2\nangular: {quadrature: tn, order: 1}\n"
+                   "media: {\"*\": {kappa: \"2\", scattering: \"1\", temperature: \"1000\"}}\n"
+                   "boundaries: {left: {type: black}, right: {type: black}, sides: {type: symmetry}}\n"
+                   "solver: {inner: " + inner + ", outer_tolerance: 1.0e-10, rtol: 1.0e-13}\n"
+                   "output: {vtk: false, probes: [{name: axis, from: [0, 0.1, 0.1], to: [1, 0.1, 0.1], points: 5}]}\n";
+  };
+  auto a = read_csv(run("sweep", body("sweep")).out / "probes" / "axis.csv");
+  auto b = read_csv(run("bicg", body("bicgstab")).out / "probes" / "axis.csv");
+  for (std::size_t i = 0; i < a["G"].size(); ++i) EXPECT_NEAR(a["G"][i], b["G"][i], 1e-8 * b["G"][i]);
+}
+
+TEST(GraySolver, WallProbeOffTheWallIsAnErrorBeforeTheSolve) {
+  try {
+    run("badprobe", kSlab + "order: 1\nangular: {quadrature: sn, order: 2}\nmedia: {\"*\": {kappa: \"1\", Ib: \"1\"}}\n"
+                            "boundaries: {\"*\": {type: black}}\n"
+                            "output: {probes: [{name: w, from: [0.5, 0.1, 0.1], to: [1, 0.1, 0.1], points: 3, wall: right}]}\n");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not on the wall 'right'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("line"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace dgrte::app
