@@ -255,7 +255,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                     cs.order, quad.name, quad.size(), medium.scatters() ? ", scattering" : "",
                     walls.reflects() ? ", reflecting walls" : ""));
   const double setup_seconds = seconds_since(s.start);
-  const auto result = solver::solve_gray(disc, quad, medium, walls, go);
+  const auto beams = solver::solve_collimated(cs, disc, quad, medium, walls, s.warnings);
+  const auto result = solver::solve_gray(disc, quad, medium, walls, go, &beams);
   const double solve_seconds = seconds_since(s.start) - setup_seconds;
   const auto fields = output::radiation_fields(disc, medium, walls, result);
   const auto balance = output::energy_balance(disc, walls, fields);
@@ -293,6 +294,12 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                        {"max_levels", result.max_levels},
                        {"cycles", result.total_cycles},
                        {"lagged_fraction", result.lagged_fraction}};
+  if (!beams.empty()) {
+    nlohmann::json jb = nlohmann::json::array();
+    for (const auto& b : beams.beams) jb.push_back({{"direction", b.direction}, {"generation", b.generation}});
+    summary["collimated"] = {{"beams", jb}, {"generations", beams.generations}, {"unfollowed_fraction", beams.unfollowed_fraction},
+                             {"G_integral_W_per_m", output::volume_integral(disc, beams.G)}};
+  }
   summary["walls"] = output::wall_summary(disc, walls, fields, result);
   summary["energy_balance"] = balance;
   summary["grind_ns_per_dof"] =
@@ -314,6 +321,12 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
       directions.values.push_back(fmt::format("I_{}: ({:.9g}, {:.9g}, {:.9g}) w {:.9g}", m, quad.s[m][0], quad.s[m][1], quad.s[m][2], quad.w[m]));
     }
     for (std::size_t m = 0; m < result.intensities.size(); ++m) pf.push_back({names[m], result.intensities[m]});
+    if (!result.G_collimated.empty()) {
+      pf.push_back({"G_collimated", result.G_collimated});
+      pf.push_back({"qx_collimated", result.qx_collimated});
+      pf.push_back({"qy_collimated", result.qy_collimated});
+      pf.push_back({"qz_collimated", result.qz_collimated});
+    }
     auto fd = group_names(s.mesh);
     if (!directions.values.empty()) fd.push_back(directions);
     io::write_solution_vtu(dir / "solution.vtu", disc, pf, element_fields(s.mesh), cs.output.linear, fd);

@@ -403,7 +403,7 @@ CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& f
                                  e.mark.column + 1, e.msg));
   }
   if (!root.IsMap()) throw InputError(fmt::format("{}: expected a YAML mapping with keys mesh, order, directions, media, boundaries", file.string()));
-  check_map(c, root, "", {"mesh", "order", "directions", "angular", "media", "boundaries", "solver", "exact", "output"});
+  check_map(c, root, "", {"mesh", "order", "directions", "angular", "media", "boundaries", "collimated", "solver", "exact", "output"});
   for (const char* k : {"mesh", "media", "boundaries"})
     if (!root[k]) throw InputError(fmt::format("{}: missing required key '{}' (see docs/case-file.md)", file.string(), k));
   if (!root["directions"] && !root["angular"])
@@ -437,6 +437,27 @@ CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& f
   }
   cs.media = parse_media(c, root["media"]);
   cs.boundaries = parse_boundaries(c, root["boundaries"]);
+  if (root["collimated"]) {
+    const auto& beams = root["collimated"];
+    if (!beams.IsSequence()) c.fail("collimated", beams, "expected a list of {boundary, direction, flux}");
+    if (!root["angular"]) c.fail("collimated", beams, "collimated irradiation needs an angular run ('angular:')");
+    for (std::size_t i = 0; i < beams.size(); ++i) {
+      const std::string p = fmt::format("collimated[{}]", i);
+      check_map(c, beams[i], p, {"boundary", "direction", "flux"});
+      for (const char* k : {"boundary", "direction", "flux"})
+        if (!beams[i][k]) c.fail(p, beams[i], fmt::format("missing '{}'", k));
+      CollimatedSpec b;
+      b.boundary = scalar<std::string>(c, beams[i]["boundary"], p + ".boundary", "a surface group name");
+      b.direction = vec3(c, beams[i]["direction"], p + ".direction");
+      const double len = std::sqrt(b.direction[0] * b.direction[0] + b.direction[1] * b.direction[1] + b.direction[2] * b.direction[2]);
+      if (!(len > 1e-8)) c.fail(p + ".direction", beams[i]["direction"], "direction has zero length");
+      for (auto& v : b.direction) v /= len;
+      b.flux = number(c, beams[i]["flux"], p + ".flux");
+      if (!(b.flux >= 0)) c.fail(p + ".flux", beams[i]["flux"], "flux must be >= 0 W/m^2");
+      b.where = c.where(p, beams[i]);
+      cs.collimated.push_back(b);
+    }
+  }
   if (root["solver"]) cs.solver = parse_solver(c, root["solver"]);
   if (root["exact"]) cs.exact = expression(c, root["exact"], "exact", kSpaceDirectionVars);
   if (root["output"]) cs.output = parse_output(c, root["output"]);

@@ -101,6 +101,15 @@ struct OutputSpec {
   std::vector<ProbeSpec> probes;
 };
 
+// A collimated beam of flux [W/m^2, normal to the beam] along `direction`, entering through the
+// faces of surface group `boundary` that face it.
+struct CollimatedSpec {
+  std::string boundary;
+  Vec3 direction{};
+  double flux = 0;
+  std::string where;  // file: key (line)
+};
+
 struct CaseSpec {
   std::filesystem::path file;
   std::string name;  // case file stem
@@ -108,6 +117,7 @@ struct CaseSpec {
   int order = 1;
   std::vector<Vec3> directions;
   std::optional<AngularSpec> angular;
+  std::vector<CollimatedSpec> collimated;
   std::vector<MediumSpec> media;
   std::vector<BoundarySpec> boundaries;
   SolverSpec solver;

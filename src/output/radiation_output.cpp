@@ -198,16 +198,25 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
     };
     std::string text;
     if (probe.wall.empty()) {
-      text = "# G [W/m^2], q [W/m^2], divq [W/m^3] (balance: sum w emission - kappa G), divq_from_q [W/m^3] (DG divergence of q), "
-             "distance [m] along the line\nx,y,z,distance,G,qx,qy,qz,divq,divq_from_q\n";
+      std::vector<std::pair<std::string, const std::vector<double>*>> columns{
+          {"G", &r.G}, {"qx", &r.qx}, {"qy", &r.qy}, {"qz", &r.qz}, {"divq", &fields.divq}, {"divq_from_q", &fields.divq_from_q}};
+      if (!r.G_collimated.empty())
+        for (const auto& c : std::initializer_list<std::pair<std::string, const std::vector<double>*>>{
+                 {"G_collimated", &r.G_collimated}, {"qx_collimated", &r.qx_collimated}, {"qy_collimated", &r.qy_collimated},
+                 {"qz_collimated", &r.qz_collimated}})
+          columns.push_back(c);
+      text = "# G [W/m^2], q [W/m^2] (totals: diffuse + collimated), divq [W/m^3] (balance: sum w emission - kappa G), "
+             "divq_from_q [W/m^3] (DG divergence of q), *_collimated: the collimated part alone, distance [m] along the line\n"
+             "x,y,z,distance";
+      for (const auto& c : columns) text += "," + c.first;
+      text += "\n";
       int outside = 0;
       for (int i = 0; i < probe.points; ++i) {
         const auto [x, d] = point(i);
         text += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g}", x[0], x[1], x[2], d);
         const auto loc = locator.locate(x);
         if (!loc) ++outside;
-        for (const auto* f : {&r.G, &r.qx, &r.qy, &r.qz, &fields.divq, &fields.divq_from_q})
-          text += loc ? fmt::format(",{:.12g}", locator.evaluate(*loc, *f)) : std::string(",nan");
+        for (const auto& c : columns) text += loc ? fmt::format(",{:.12g}", locator.evaluate(*loc, *c.second)) : std::string(",nan");
         text += "\n";
       }
       if (outside)

@@ -305,7 +305,8 @@ Walls::Reflection Walls::make_reflection(const Vec3& n) const {
   return r;
 }
 
-void Walls::inflow(int m, const Vec3& v, bool with_sources, std::span<const double> state, std::span<double> g) const {
+void Walls::inflow(int m, const Vec3& v, bool with_sources, std::span<const double> state, std::span<double> g,
+                   std::span<const double> extra) const {
   const std::size_t np = static_cast<std::size_t>(disc_.num_nodes());
   std::vector<io::Expression> intensity;  // thread-local copies (muparser is not thread-safe)
   std::vector<int> copy_of_wall(walls_.size(), -1);
@@ -326,6 +327,7 @@ void Walls::inflow(int m, const Vec3& v, bool with_sources, std::span<const doub
       double val = 0;
       if (with_sources) {
         val += emitted_[b * nfp_ + j] + d * wall.irradiation;
+        if (!extra.empty()) val += d * extra[b * nfp_ + j];
         if (copy_of_wall[w] >= 0)
           val += intensity[static_cast<std::size_t>(copy_of_wall[w])](
               disc_.node_position[e * np + static_cast<std::size_t>(disc_.ref.face_nodes[f][j])], v);

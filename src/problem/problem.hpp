@@ -83,7 +83,10 @@ class Walls {
 
   // g[b * N_fp + j] for the faces where ordinate m enters the domain (others untouched).
   // m = -1 with v = the direction: `directions` runs (no reflection).
-  void inflow(int m, const Vec3& v, bool with_sources, std::span<const double> state, std::span<double> g) const;
+  // extra: known diffuse irradiation per face node [W/m^2] (the diffuse reflection of collimated
+  // beams), added as d * extra with the sources.
+  void inflow(int m, const Vec3& v, bool with_sources, std::span<const double> state, std::span<double> g,
+              std::span<const double> extra = {}) const;
   // rhs -= LIFT (c g) on the faces where v enters: the wall inflow moved to the right-hand side.
   void lift(const Vec3& v, std::span<const double> g, std::span<double> rhs) const;
   // Adds ordinate m's contribution (traces of u at outflow faces) to the reflection state.

@@ -35,8 +35,8 @@ struct Outputs {
 class TransportSweep {
  public:
   TransportSweep(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
-                 const problem::Walls& walls, const GrayOptions& opt, GrayResult& report)
-      : disc_(disc), quad_(quad), medium_(medium), walls_(walls), opt_(opt), report_(report) {
+                 const problem::Walls& walls, const GrayOptions& opt, GrayResult& report, const Collimated* beams)
+      : disc_(disc), quad_(quad), medium_(medium), walls_(walls), opt_(opt), report_(report), beams_(beams) {
     const std::size_t n = disc.num_dofs();
     emission_.resize(n);
     for (std::size_t i = 0; i < n; ++i) emission_[i] = medium.kappa[i] * medium.blackbody_intensity[i];
@@ -128,6 +128,7 @@ class TransportSweep {
     if (with_sources) {
       std::copy(emission_.begin(), emission_.end(), rhs.begin());
       problem::add_user_source(medium_, disc_, quad_.s[mu], rhs);
+      if (beams_) add_beam_scattering(mu, rhs);
     } else {
       std::fill(rhs.begin(), rhs.end(), 0.0);
     }
@@ -147,8 +148,20 @@ class TransportSweep {
       }
     }
     const auto& v = walls_.streaming(m);
-    walls_.inflow(m, v, with_sources, state, g);
+    walls_.inflow(m, v, with_sources, state, g, beams_ ? std::span<const double>(beams_->diffuse_irradiation) : std::span<const double>());
     walls_.lift(v, g, rhs);
+  }
+
+  // sigma_s F_c Phi(s_m.s_c)/4 pi of every collimated beam: a known source of the diffuse field.
+  void add_beam_scattering(std::size_t m, std::vector<double>& rhs) const {
+    const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), M = quad_.size();
+    for (const auto& beam : beams_->beams)
+      for (std::size_t e = 0; e < disc_.num_elements(); ++e) {
+        const int op = medium_.scattering_of_element[e];
+        if (op < 0) continue;
+        const double weight = beam.scatter_weight[static_cast<std::size_t>(op) * M + m];
+        for (std::size_t i = 0; i < np; ++i) rhs[e * np + i] += medium_.sigma_s[e * np + i] * beam.F[e * np + i] * weight;
+      }
   }
 
   int solve_bicgstab(int m, const std::vector<double>& rhs, std::vector<double>& u) {
@@ -205,6 +218,7 @@ class TransportSweep {
   const problem::Walls& walls_;
   const GrayOptions& opt_;
   GrayResult& report_;
+  const Collimated* beams_;
   std::vector<double> emission_;
   std::vector<transport::SweepPlan> plans_;
   std::unique_ptr<backend::CpuTransport> cpu_;
@@ -316,11 +330,12 @@ void krylov_outer(TransportSweep& sweep, const GrayOptions& opt, std::vector<dou
 }  // namespace
 
 GrayResult solve_gray(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
-                      const problem::Walls& walls, const GrayOptions& opt) {
+                      const problem::Walls& walls, const GrayOptions& opt, const Collimated* beams) {
   const auto t0 = Clock::now();
   GrayResult res;
   res.inner_method = io::to_string(opt.inner);
-  TransportSweep sweep(disc, quad, medium, walls, opt, res);
+  if (beams && beams->empty()) beams = nullptr;
+  TransportSweep sweep(disc, quad, medium, walls, opt, res, beams);
   const std::size_t nx = sweep.size();
   res.coupling_unknowns = nx;
   std::vector<double> x(nx, 0.0), x_new(nx, 0.0);
@@ -377,6 +392,22 @@ GrayResult solve_gray(const transport::Discretization& disc, const angular::Quad
   res.q_in = std::move(out.q_in);
   res.q_out = std::move(out.q_out);
   res.intensities = std::move(out.intensities);
+  if (beams) {
+    for (std::size_t k = 0; k < res.G.size(); ++k) {
+      res.G[k] += beams->G[k];
+      res.qx[k] += beams->qx[k];
+      res.qy[k] += beams->qy[k];
+      res.qz[k] += beams->qz[k];
+    }
+    for (std::size_t k = 0; k < res.q_in.size(); ++k) {
+      res.q_in[k] += beams->q_in[k];
+      res.q_out[k] += beams->q_out[k];
+    }
+    res.G_collimated = beams->G;
+    res.qx_collimated = beams->qx;
+    res.qy_collimated = beams->qy;
+    res.qz_collimated = beams->qz;
+  }
   // Emission of all ordinates: 4 pi kappa Ib (+ the user source summed over the set).
   const std::size_t n = disc.num_dofs();
   res.source_total.resize(n);

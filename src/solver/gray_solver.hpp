@@ -8,6 +8,7 @@
 //   Krylov (GMRES or Bi-CGSTAB, PETSc): (I - T0) x = T(0), T0 = T without sources.
 #include "io/case_file.hpp"
 #include "problem/problem.hpp"
+#include "solver/collimated.hpp"
 #include "transport/discretization.hpp"
 
 #include <string>
@@ -30,7 +31,8 @@ struct GrayOptions {
 
 struct GrayResult {
   // Nodal moments: G = sum w I, q = sum s_bar I; source_total = sum w (kappa Ib + user source).
-  std::vector<double> G, qx, qy, qz, source_total;
+  std::vector<double> G, qx, qy, qz, source_total;  // totals (diffuse + collimated)
+  std::vector<double> G_collimated, qx_collimated, qy_collimated, qz_collimated;  // empty without beams
   // Per boundary face node (problem::Walls order): incident and leaving fluxes [W/m^2].
   std::vector<double> q_in, q_out;
   std::vector<std::vector<double>> intensities;  // per ordinate, when kept
@@ -49,6 +51,6 @@ struct GrayResult {
 };
 
 GrayResult solve_gray(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
-                      const problem::Walls& walls, const GrayOptions& options);
+                      const problem::Walls& walls, const GrayOptions& options, const Collimated* beams = nullptr);
 
 }  // namespace dgrte::solver

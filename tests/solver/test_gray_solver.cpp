@@ -156,6 +156,38 @@ TEST(GraySolver, InnerSolversAgree) {
   for (std::size_t i = 0; i < a["G"].size(); ++i) EXPECT_NEAR(a["G"][i], b["G"][i], 1e-8 * b["G"][i]);
 }
 
+// A collimated beam through a scattering slab: the collimated part is attenuated exactly,
+// F exp(-beta x); the scattered part is conserved (energy balance), and the transmitted beam
+// reaches the far wall.
+TEST(GraySolver, CollimatedBeamIsAttenuatedExactlyAndConserved) {
+  const auto r = run("beam", kSlab + "order: 4\nangular: {quadrature: product, polar: 8, azimuthal: 4, axis: x}\n"
+                                     "media: {\"*\": {kappa: \"0.5\", scattering: \"0.5\", phase_function: {type: henyey-greenstein, g: 0.6}, Ib: \"0\"}}\n"
+                                     "boundaries: {left: {type: black}, right: {type: gray, emissivity: 0.5}, sides: {type: black}}\n"
+                                     "collimated: [{boundary: left, direction: [1, 0, 0], flux: 1000}]\n"
+                                     "solver: {outer_tolerance: 1.0e-11}\n"
+                                     "output: {vtk: false, probes: [{name: axis, from: [0, 0.1, 0.1], to: [1, 0.1, 0.1], points: 9}]}\n");
+  auto p = read_csv(r.out / "probes" / "axis.csv");
+  for (std::size_t i = 0; i < p["x"].size(); ++i) {
+    EXPECT_NEAR(p["G_collimated"][i], 1000 * std::exp(-p["x"][i]), 1e-5 * 1000) << p["x"][i];
+    EXPECT_NEAR(p["qx_collimated"][i], 1000 * std::exp(-p["x"][i]), 1e-5 * 1000);
+    EXPECT_GT(p["G"][i], p["G_collimated"][i]);  // plus the scattered light
+  }
+  EXPECT_LT(std::abs(r.summary["energy_balance"]["relative_imbalance"].get<double>()), 1e-9);
+  // The beam enters through 'left' (q_net there is minus what enters, plus what comes back).
+  EXPECT_LT(r.summary["walls"]["left"]["q_net_W"].get<double>(), -0.8 * 1000 * 0.0625);
+}
+
+TEST(GraySolver, BeamFacingAwayIsAnError) {
+  try {
+    run("beam_away", kSlab + "order: 1\nangular: {quadrature: sn, order: 2}\nmedia: {\"*\": {kappa: \"1\", Ib: \"0\"}}\n"
+                             "boundaries: {\"*\": {type: black}}\ncollimated: [{boundary: left, direction: [-1, 0, 0], flux: 10}]\n");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("faces away from the beam"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("collimated[0]"), std::string::npos) << e.what();
+  }
+}
+
 TEST(GraySolver, WallProbeOffTheWallIsAnErrorBeforeTheSolve) {
   try {
     run("badprobe", kSlab + "order: 1\nangular: {quadrature: sn, order: 2}\nmedia: {\"*\": {kappa: \"1\", Ib: \"1\"}}\n"
