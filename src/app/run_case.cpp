@@ -116,7 +116,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
     const auto t0 = Clock::now();
     for (std::size_t i = 0; i < n; ++i) rhs[i] = medium.kappa[i] * medium.blackbody_intensity[i];
     problem::add_user_source(medium, disc, dir, rhs);
-    walls.inflow(-1, dir, true, {}, g);
+    walls.inflow(-1, dir, true, {}, {}, g);
     walls.lift(dir, g, rhs);
     std::vector<double> u(n, 0.0);
     const std::string label = fmt::format("direction {} ({:.5g}, {:.5g}, {:.5g})", d, dir[0], dir[1], dir[2]);
@@ -245,7 +245,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   go.tolerance = cs.solver.outer_tolerance;
   go.max_outer = cs.solver.outer_max_iterations;
   go.inner = cs.solver.inner.value_or(io::InnerMethod::sweep);
-  go.inner_rtol = std::min(cs.solver.rtol, 1e-2 * cs.solver.outer_tolerance);
+  go.inner_rtol = std::max(1e-13, std::min(cs.solver.rtol, 1e-2 * cs.solver.outer_tolerance));  // 1e-13: round-off
   go.inner_max_iterations = cs.solver.max_iterations;
   go.preconditioner = cs.solver.preconditioner;
   go.block_budget_bytes = static_cast<std::size_t>(cs.solver.preconditioner_memory_mb * 1024.0 * 1024.0);
@@ -285,6 +285,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                        {"outer_iterations", result.outer_iterations},
                        {"transport_sweeps", result.transport_sweeps},
                        {"inner_iterations", result.inner_iterations},
+                       {"specular_group_passes", result.specular_passes},
+                       {"reflection_groups", walls.reflection_groups().size()},
                        {"outer_residual", result.outer_residual},
                        {"history", result.history},
                        {"coupling_unknowns", result.coupling_unknowns},

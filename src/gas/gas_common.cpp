@@ -197,26 +197,6 @@ void gauss_legendre_01(int n, std::vector<double>& x, std::vector<double>& w) {
   }
 }
 
-void parallel_for(long n, long min_parallel, const std::function<void(long)>& body, int chunk) {
-  std::exception_ptr error;
-  auto guarded = [&](long i) {
-    try {
-      body(i);
-    } catch (...) {
-#pragma omp critical(dgrte_gas_parallel_for)
-      if (!error) error = std::current_exception();
-    }
-  };
-  if (chunk > 0) {
-#pragma omp parallel for schedule(dynamic, chunk) if (n >= min_parallel)
-    for (long i = 0; i < n; ++i) guarded(i);
-  } else {
-#pragma omp parallel for schedule(static) if (n >= min_parallel)
-    for (long i = 0; i < n; ++i) guarded(i);
-  }
-  if (error) std::rethrow_exception(error);
-}
-
 double homogeneous_emissivity(const SpectralModel& m, const GasState& s, double length) {
   double e = 0, k = 0, a = 0;
   const double t = s.temperature;

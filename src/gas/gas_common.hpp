@@ -1,4 +1,5 @@
 #pragma once
+#include "common/parallel.hpp"
 // Shared pieces of the gas library: physical constants, Planck functions, locating the data
 // directory, reading numeric data files with line numbers, state validation, one-time warnings.
 #include <atomic>
@@ -62,10 +63,8 @@ double emission_weight_sum(const SpectralModel& model, const GasState& state, do
 // Throws InputError mentioning `where`.
 void validate_state(const GasState& s, const std::string& where);
 
-// Runs body(i) for i in [0, n), in an OpenMP loop when n >= min_parallel (static schedule, or
-// dynamic chunks of `chunk` when chunk > 0). An exception thrown by body (an out-of-range state of
-// a strict model) cannot leave an OpenMP region: the first one is kept and rethrown afterwards.
-void parallel_for(long n, long min_parallel, const std::function<void(long)>& body, int chunk = 0);
+// Exception-safe OpenMP loop (an out-of-range state of a strict model throws inside it).
+using dgrte::parallel_for;
 
 // Prints a warning to stderr once per flag.
 void warn_once(std::atomic<bool>& flag, const std::string& message);

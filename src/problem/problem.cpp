@@ -234,13 +234,16 @@ Walls::Walls(const io::CaseSpec& cs, const transport::Discretization& disc, cons
         temperature_.push_back(T);
         emitted_.push_back(wall.emissivity * kSigma * std::pow(T, 4) / kPi);
       }
-      long offset = -1;
+      long offset = -1, spec_offset = -1;
       int refl = -1;
-      if (wall.rho_diffuse > 0 || wall.rho_specular > 0) {
+      if (wall.rho_diffuse > 0) {
         offset = static_cast<long>(state_size_);
-        if (wall.rho_diffuse > 0) state_size_ += nfp_;
+        state_size_ += nfp_;
+      }
+      {
         if (wall.rho_specular > 0) {
-          state_size_ += quad->size() * nfp_;
+          spec_offset = static_cast<long>(specular_size_);
+          specular_size_ += quad->size() * nfp_;
           std::array<long long, 3> key{};
           for (int k = 0; k < 3; ++k) key[k] = std::llround(n[k] * 1e9);
           auto it = reflection_of_normal.find(key);
@@ -252,8 +255,31 @@ Walls::Walls(const io::CaseSpec& cs, const transport::Discretization& disc, cons
         }
       }
       state_offset_.push_back(offset);
+      specular_offset_.push_back(spec_offset);
       reflection_of_face_.push_back(refl);
     }
+  // Reflection groups: union of each ordinate with the ordinates it reflects from.
+  if (quad) {
+    std::vector<int> parent(quad->size());
+    for (std::size_t m = 0; m < parent.size(); ++m) parent[m] = static_cast<int>(m);
+    auto find = [&](int a) {
+      while (parent[static_cast<std::size_t>(a)] != a) a = parent[static_cast<std::size_t>(a)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(a)])];
+      return a;
+    };
+    for (const auto& r : reflections_)
+      for (std::size_t m = 0; m < r.from.size(); ++m)
+        for (const auto& [mp, coef] : r.from[m]) parent[static_cast<std::size_t>(find(static_cast<int>(m)))] = find(mp);
+    std::map<int, std::size_t> index;
+    for (std::size_t m = 0; m < parent.size(); ++m) {
+      const int root = find(static_cast<int>(m));
+      auto it = index.find(root);
+      if (it == index.end()) {
+        it = index.emplace(root, groups_.size()).first;
+        groups_.emplace_back();
+      }
+      groups_[it->second].push_back(static_cast<int>(m));
+    }
+  }
   if (const int u = unmatched_mirrors(); u > 0)
     warnings.push_back(fmt::format("specular walls: {} mirror directions are not in the quadrature {} (walls not aligned with its "
                                    "symmetry planes); their reflected energy is spread over the nearest ordinates, conserving it",
@@ -305,8 +331,8 @@ Walls::Reflection Walls::make_reflection(const Vec3& n) const {
   return r;
 }
 
-void Walls::inflow(int m, const Vec3& v, bool with_sources, std::span<const double> state, std::span<double> g,
-                   std::span<const double> extra) const {
+void Walls::inflow(int m, const Vec3& v, bool with_sources, std::span<const double> state, std::span<const double> specular,
+                   std::span<double> g, std::span<const double> extra) const {
   const std::size_t np = static_cast<std::size_t>(disc_.num_nodes());
   std::vector<io::Expression> intensity;  // thread-local copies (muparser is not thread-safe)
   std::vector<int> copy_of_wall(walls_.size(), -1);
@@ -334,13 +360,13 @@ void Walls::inflow(int m, const Vec3& v, bool with_sources, std::span<const doub
       }
       gb[j] = val;
     }
-    if (state_offset_[b] < 0 || m < 0) continue;
-    const double* st = state.data() + state_offset_[b];
-    if (wall.rho_diffuse > 0) {
+    if (m < 0) continue;
+    if (state_offset_[b] >= 0) {
+      const double* st = state.data() + state_offset_[b];
       for (std::size_t j = 0; j < nfp_; ++j) gb[j] += d * wall.rho_diffuse * st[j];
-      st += nfp_;
     }
-    if (wall.rho_specular > 0) {
+    if (specular_offset_[b] >= 0) {
+      const double* st = specular.data() + specular_offset_[b];
       for (const auto& [mp, coef] : reflections_[static_cast<std::size_t>(reflection_of_face_[b])].from[static_cast<std::size_t>(m)]) {
         const double* tr = st + static_cast<std::size_t>(mp) * nfp_;
         for (std::size_t j = 0; j < nfp_; ++j) gb[j] += wall.rho_specular * coef * tr[j];
@@ -373,16 +399,29 @@ void Walls::record(int m, std::span<const double> u, std::span<double> state) co
     if (vn <= transport::kTangentTolerance) continue;
     const std::size_t e = face_[b] / 4;
     const int f = static_cast<int>(face_[b] % 4);
-    const WallModel& wall = walls_[static_cast<std::size_t>(wall_of_face_[b])];
     double* st = state.data() + state_offset_[b];
     const int* fn = disc_.ref.face_nodes[f].data();
-    if (wall.rho_diffuse > 0) {
-      for (std::size_t j = 0; j < nfp_; ++j) st[j] += quad_->w[mu] * vn * u[e * np + static_cast<std::size_t>(fn[j])];
-      st += nfp_;
-    }
-    if (wall.rho_specular > 0)
-      for (std::size_t j = 0; j < nfp_; ++j) st[mu * nfp_ + j] = u[e * np + static_cast<std::size_t>(fn[j])];
+    for (std::size_t j = 0; j < nfp_; ++j) st[j] += quad_->w[mu] * vn * u[e * np + static_cast<std::size_t>(fn[j])];
   }
+}
+
+std::pair<double, double> Walls::record_specular(int m, std::span<const double> u, std::span<double> specular) const {
+  const std::size_t np = static_cast<std::size_t>(disc_.num_nodes());
+  const auto mu = static_cast<std::size_t>(m);
+  double change = 0, magnitude = 0;
+  for (std::size_t b = 0; b < face_.size(); ++b) {
+    if (specular_offset_[b] < 0 || dot(v_[mu], normal_[b]) <= transport::kTangentTolerance) continue;
+    const std::size_t e = face_[b] / 4;
+    const int* fn = disc_.ref.face_nodes[face_[b] % 4].data();
+    double* st = specular.data() + specular_offset_[b] + mu * nfp_;
+    for (std::size_t j = 0; j < nfp_; ++j) {
+      const double v = u[e * np + static_cast<std::size_t>(fn[j])];
+      change = std::max(change, std::abs(v - st[j]));
+      magnitude = std::max(magnitude, std::abs(v));
+      st[j] = v;
+    }
+  }
+  return {change, magnitude};
 }
 
 void Walls::tally(int m, std::span<const double> u, std::span<const double> g, std::span<double> q_in,

@@ -75,22 +75,31 @@ class Walls {
   double emitted_flux(std::size_t b, std::size_t j) const { return emitted_[b * nfp_ + j] * half_range_[b]; }
   double temperature(std::size_t b, std::size_t j) const { return temperature_[b * nfp_ + j]; }
 
-  // Unknowns of the reflection (the outer iteration's wall block): q_in at each face node of a
-  // diffusely reflecting face, and the outgoing traces of every ordinate at each node of a
-  // specularly reflecting face.
+  // Diffuse reflection state (the outer iteration's wall block): q_in at each face node of a
+  // diffusely reflecting face.
   std::size_t state_size() const { return state_size_; }
-  bool reflects() const { return state_size_ > 0; }
+  // Specular traces: the outgoing intensity of every ordinate at each node of a specularly
+  // reflecting face. They couple only the ordinates of one reflection group (the closure of an
+  // ordinate under the walls' mirror maps), and the transport sweep converges them group by group.
+  std::size_t specular_size() const { return specular_size_; }
+  bool reflects() const { return state_size_ > 0 || specular_size_ > 0; }
+  // Ordinates coupled by specular reflection (connected components; singletons for the rest).
+  const std::vector<std::vector<int>>& reflection_groups() const { return groups_; }
 
   // g[b * N_fp + j] for the faces where ordinate m enters the domain (others untouched).
   // m = -1 with v = the direction: `directions` runs (no reflection).
   // extra: known diffuse irradiation per face node [W/m^2] (the diffuse reflection of collimated
   // beams), added as d * extra with the sources.
-  void inflow(int m, const Vec3& v, bool with_sources, std::span<const double> state, std::span<double> g,
-              std::span<const double> extra = {}) const;
+  // state: diffuse reflection state; specular: the specular traces.
+  void inflow(int m, const Vec3& v, bool with_sources, std::span<const double> state, std::span<const double> specular,
+              std::span<double> g, std::span<const double> extra = {}) const;
   // rhs -= LIFT (c g) on the faces where v enters: the wall inflow moved to the right-hand side.
   void lift(const Vec3& v, std::span<const double> g, std::span<double> rhs) const;
-  // Adds ordinate m's contribution (traces of u at outflow faces) to the reflection state.
+  // Adds ordinate m's diffuse contribution (traces of u at outflow faces) to the state.
   void record(int m, std::span<const double> u, std::span<double> state) const;
+  // Stores ordinate m's traces on specular faces (only m's slices are written); returns the max
+  // change and the max magnitude of what was written.
+  std::pair<double, double> record_specular(int m, std::span<const double> u, std::span<double> specular) const;
   // Adds ordinate m's wall fluxes per face node: q_in (outflow traces) and q_out (the inflow g).
   void tally(int m, std::span<const double> u, std::span<const double> g, std::span<double> q_in,
              std::span<double> q_out) const;
@@ -115,7 +124,10 @@ class Walls {
   std::vector<double> diffuse_factor_;  // d per face
   std::vector<double> half_range_;      // H_n per face (pi without a quadrature)
   std::vector<double> emitted_, temperature_;  // per face node: eps I_b(T_w), T_w
-  std::vector<long> state_offset_;      // per face: start of its state block, -1 if it does not reflect
+  std::vector<long> state_offset_;      // per face: start of its diffuse state block, -1 if none
+  std::vector<long> specular_offset_;   // per face: start of its specular traces (M x N_fp), -1 if none
+  std::size_t specular_size_ = 0;
+  std::vector<std::vector<int>> groups_;
   std::vector<int> reflection_of_face_;  // index into reflections_, -1
   std::vector<Reflection> reflections_;
   std::vector<Vec3> v_;

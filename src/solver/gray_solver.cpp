@@ -2,6 +2,7 @@
 
 #include "backend/cpu_transport.hpp"
 #include "common/error.hpp"
+#include "common/parallel.hpp"
 #include "transport/krylov_solver.hpp"
 #include "transport/sweep.hpp"
 
@@ -44,9 +45,9 @@ class TransportSweep {
     if (opt.inner == io::InnerMethod::sweep) {
       const auto t0 = Clock::now();
       plans_.resize(M);
-#pragma omp parallel for schedule(dynamic, 1)
-      for (std::ptrdiff_t m = 0; m < static_cast<std::ptrdiff_t>(M); ++m)
+      parallel_for(static_cast<long>(M), 2, [&](long m) {
         plans_[static_cast<std::size_t>(m)] = transport::plan_sweep(disc, walls.streaming(static_cast<int>(m)));
+      }, 1);
       report.plan_seconds = seconds_since(t0);
       for (const auto& p : plans_) {
         report.plan_bytes += p.bytes();
@@ -64,13 +65,14 @@ class TransportSweep {
     }
     batch_ = std::min(batch_, M);
     report.field_bytes = 3 * batch_ * n * sizeof(double);
+    kept_.assign(opt.keep_intensities ? M : 0, {});
   }
 
   std::size_t size() const { return disc_.num_dofs() * rank() + walls_.state_size(); }
   std::size_t rank() const { return static_cast<std::size_t>(medium_.scattering_rank); }
 
   void apply(std::span<const double> x, bool with_sources, std::span<double> x_out, Outputs* out) {
-    const std::size_t n = disc_.num_dofs(), M = quad_.size(), r = rank(), nb = walls_.num_faces() * walls_.face_nodes();
+    const std::size_t n = disc_.num_dofs(), r = rank(), nb = walls_.num_faces() * walls_.face_nodes();
     std::fill(x_out.begin(), x_out.end(), 0.0);
     const auto phi = x.subspan(0, n * r);
     const auto state = x.subspan(n * r);
@@ -82,47 +84,98 @@ class TransportSweep {
       out->q_out.assign(nb, 0.0);
       out->intensities.clear();
     }
-    std::vector<std::vector<double>> u(batch_, std::vector<double>(n)), rhs(batch_, std::vector<double>(n)),
-        g(batch_, std::vector<double>(nb));
-    for (std::size_t m0 = 0; m0 < M; m0 += batch_) {
-      const std::size_t bsz = std::min(batch_, M - m0);
-      if (opt_.inner == io::InnerMethod::sweep) {
-        long passes = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : passes)
-        for (std::ptrdiff_t b = 0; b < static_cast<std::ptrdiff_t>(bsz); ++b) {
-          const auto bu = static_cast<std::size_t>(b);
-          const int m = static_cast<int>(m0 + bu);
-          build_rhs(m, phi, state, with_sources, rhs[bu], g[bu]);
-          std::fill(u[bu].begin(), u[bu].end(), 0.0);
-          passes += transport::sweep_solve(disc_, plans_[static_cast<std::size_t>(m)], medium_.sigma_t, rhs[bu], u[bu], opt_.inner_rtol)
-                        .passes;
-        }
-        report_.inner_iterations += passes;
-      } else {
-        for (std::size_t b = 0; b < bsz; ++b) {
-          const int m = static_cast<int>(m0 + b);
-          build_rhs(m, phi, state, with_sources, rhs[b], g[b]);
-          std::fill(u[b].begin(), u[b].end(), 0.0);
-          report_.inner_iterations += solve_bicgstab(m, rhs[b], u[b]);
-        }
+    auto& specular = specular_[with_sources ? 1 : 0];
+    if (specular.size() != walls_.specular_size()) specular.assign(walls_.specular_size(), 0.0);
+    const auto& groups = walls_.reflection_groups();
+    for (std::size_t g0 = 0; g0 < groups.size();) {
+      // A batch: whole reflection groups, about batch_ ordinates.
+      std::size_t g1 = g0, count = 0;
+      while (g1 < groups.size() && (count == 0 || count + groups[g1].size() <= batch_)) count += groups[g1++].size();
+      std::vector<int> members;
+      std::vector<std::size_t> slot_of_group{0};
+      for (std::size_t gi = g0; gi < g1; ++gi) {
+        members.insert(members.end(), groups[gi].begin(), groups[gi].end());
+        slot_of_group.push_back(members.size());
       }
-      accumulate(m0, bsz, u, phi_out, out);
-      for (std::size_t b = 0; b < bsz; ++b) {
-        const int m = static_cast<int>(m0 + b);
-        walls_.record(m, u[b], state_out);
-        if (out) {
-          walls_.tally(m, u[b], g[b], out->q_in, out->q_out);
-          if (opt_.keep_intensities) out->intensities.push_back(u[b]);
-        }
+      if (slots_.size() < members.size()) slots_.resize(members.size());
+      for (std::size_t k = 0; k < members.size(); ++k) slots_[k].resize(n, nb);
+      const auto ng = static_cast<long>(g1 - g0);
+      std::vector<std::pair<long, long>> counts(static_cast<std::size_t>(ng));
+      // Groups in parallel with sweeps (PETSc's Bi-CGSTAB runs one ordinate at a time).
+      parallel_for(ng, opt_.inner == io::InnerMethod::sweep ? 2 : ng + 1, [&](long gi) {
+        const auto gu = static_cast<std::size_t>(gi);
+        counts[gu] = solve_group(members, slot_of_group[gu], slot_of_group[gu + 1], phi, state, with_sources, specular);
+      }, 1);
+      for (const auto& [p, gp] : counts) {
+        report_.inner_iterations += p;
+        report_.specular_passes += gp;
       }
+      accumulate(members, phi_out, out);
+      for (std::size_t k = 0; k < members.size(); ++k) {
+        walls_.record(members[k], slots_[k].u, state_out);
+        if (out) walls_.tally(members[k], slots_[k].u, slots_[k].g, out->q_in, out->q_out);
+      }
+      if (out && opt_.keep_intensities)
+        for (std::size_t k = 0; k < members.size(); ++k) kept_[static_cast<std::size_t>(members[k])] = slots_[k].u;
+      g0 = g1;
     }
+    if (out && opt_.keep_intensities) out->intensities = std::move(kept_);
+    kept_.assign(opt_.keep_intensities ? quad_.size() : 0, {});
     ++report_.transport_sweeps;
   }
 
  private:
+  struct Slot {  // work arrays of one ordinate of a batch
+    std::vector<double> u, base, rhs, g;
+    void resize(std::size_t n, std::size_t nb) {
+      u.resize(n);
+      base.resize(n);
+      rhs.resize(n);
+      g.resize(nb);
+    }
+  };
+
+  // Solves the ordinates members[k0, k1) of one reflection group. Specular reflection couples
+  // them: block Gauss-Seidel over the group until the traces they exchange stop changing. Returns
+  // (inner iterations, group passes).
+  std::pair<long, long> solve_group(const std::vector<int>& members, std::size_t k0, std::size_t k1, std::span<const double> phi,
+                                    std::span<const double> state, bool with_sources, std::vector<double>& specular) {
+    for (std::size_t k = k0; k < k1; ++k) build_base(members[k], phi, with_sources, slots_[k].base);
+    const bool coupled = k1 - k0 > 1 && walls_.specular_size() > 0;
+    const std::span<const double> extra = beams_ ? std::span<const double>(beams_->diffuse_irradiation) : std::span<const double>();
+    long inner = 0;
+    constexpr int kMaxPasses = 20000;
+    for (int pass = 1; pass <= kMaxPasses; ++pass) {
+      double change = 0, magnitude = 0;
+      for (std::size_t k = k0; k < k1; ++k) {
+        const int m = members[k];
+        auto& sl = slots_[k];
+        const auto& v = walls_.streaming(m);
+        walls_.inflow(m, v, with_sources, state, specular, sl.g, extra);
+        std::copy(sl.base.begin(), sl.base.end(), sl.rhs.begin());
+        walls_.lift(v, sl.g, sl.rhs);
+        std::fill(sl.u.begin(), sl.u.end(), 0.0);
+        inner += solve_one(m, sl.rhs, sl.u);
+        const auto [c, a] = walls_.record_specular(m, sl.u, specular);
+        change = std::max(change, c);
+        magnitude = std::max(magnitude, a);
+      }
+      if (!coupled || change <= std::max(opt_.inner_rtol, 1e-13) * magnitude) return {inner, pass};
+    }
+    throw SolverError(fmt::format("specular reflections of the ordinate group of ordinate {} did not converge in {} passes: "
+                                  "a mirror enclosure with (almost) no absorption traps the radiation; add absorption or "
+                                  "a non-reflecting wall",
+                                  members[k0], kMaxPasses));
+  }
+
+  long solve_one(int m, const std::vector<double>& rhs, std::vector<double>& u) {
+    if (opt_.inner == io::InnerMethod::sweep)
+      return transport::sweep_solve(disc_, plans_[static_cast<std::size_t>(m)], medium_.sigma_t, rhs, u, opt_.inner_rtol).passes;
+    return solve_bicgstab(m, rhs, u);
+  }
+
   // rhs = sources + scattering of the moments + lift of the wall inflow g.
-  void build_rhs(int m, std::span<const double> phi, std::span<const double> state, bool with_sources, std::vector<double>& rhs,
-                 std::vector<double>& g) const {
+  void build_base(int m, std::span<const double> phi, bool with_sources, std::vector<double>& rhs) const {
     const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), K = disc_.num_elements(), r = rank();
     const auto mu = static_cast<std::size_t>(m);
     if (with_sources) {
@@ -147,9 +200,6 @@ class TransportSweep {
         }
       }
     }
-    const auto& v = walls_.streaming(m);
-    walls_.inflow(m, v, with_sources, state, g, beams_ ? std::span<const double>(beams_->diffuse_irradiation) : std::span<const double>());
-    walls_.lift(v, g, rhs);
   }
 
   // sigma_s F_c Phi(s_m.s_c)/4 pi of every collimated beam: a known source of the diffuse field.
@@ -180,8 +230,8 @@ class TransportSweep {
 
   // Moments of a batch: new scattering moments, and G, q for the outputs. Parallel over nodes,
   // ordinates summed in a fixed order: results do not depend on the thread count.
-  void accumulate(std::size_t m0, std::size_t bsz, const std::vector<std::vector<double>>& u, std::span<double> phi_out,
-                  Outputs* out) const {
+  void accumulate(const std::vector<int>& members, std::span<double> phi_out, Outputs* out) const {
+    const std::size_t bsz = members.size();
     const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), r = rank();
     const auto K = static_cast<std::ptrdiff_t>(disc_.num_elements());
 #pragma omp parallel for schedule(static)
@@ -194,14 +244,15 @@ class TransportSweep {
           const auto& sm = medium_.scattering[static_cast<std::size_t>(op)];
           const std::size_t ro = static_cast<std::size_t>(sm.rank);
           for (std::size_t b = 0; b < bsz; ++b) {
-            const double* Z = sm.to_moment.data() + (m0 + b) * ro;
-            for (std::size_t j = 0; j < ro; ++j) phi_out[k * r + j] += Z[j] * u[b][k];
+            const double* Z = sm.to_moment.data() + static_cast<std::size_t>(members[b]) * ro;
+            const double I = slots_[b].u[k];
+            for (std::size_t j = 0; j < ro; ++j) phi_out[k * r + j] += Z[j] * I;
           }
         }
         if (out) {
           for (std::size_t b = 0; b < bsz; ++b) {
-            const std::size_t m = m0 + b;
-            const double I = u[b][k];
+            const auto m = static_cast<std::size_t>(members[b]);
+            const double I = slots_[b].u[k];
             out->G[k] += quad_.w[m] * I;
             out->qx[k] += quad_.s_bar[m][0] * I;
             out->qy[k] += quad_.s_bar[m][1] * I;
@@ -220,6 +271,9 @@ class TransportSweep {
   GrayResult& report_;
   const Collimated* beams_;
   std::vector<double> emission_;
+  std::vector<Slot> slots_;
+  std::array<std::vector<double>, 2> specular_;  // traces persisted between sweeps: without / with sources
+  std::vector<std::vector<double>> kept_;
   std::vector<transport::SweepPlan> plans_;
   std::unique_ptr<backend::CpuTransport> cpu_;
   std::size_t batch_ = 1;

@@ -40,6 +40,7 @@ struct GrayResult {
   std::string outer_method, inner_method, stopping_rule;
   int outer_iterations = 0, transport_sweeps = 0;
   long inner_iterations = 0;  // sweep passes or Bi-CGSTAB iterations, all ordinates and sweeps
+  long specular_passes = 0;   // Gauss-Seidel passes over reflection groups (1 per group without mirrors)
   bool converged = true;
   double outer_residual = 0;  // final: ||T(x) - x|| / ||T(x)|| (Krylov) or the G-change estimate (SI)
   std::vector<double> history;
