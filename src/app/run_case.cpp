@@ -125,7 +125,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
       const auto tp = Clock::now();
       const auto plan = transport::plan_sweep(disc, dir);
       const double plan_sec = seconds_since(tp);
-      const auto res = transport::sweep_solve(disc, plan, medium.sigma_t, rhs, u, cs.solver.rtol);
+      const auto res = transport::sweep_solve(disc, plan, medium.sigma_t, rhs, u, cs.solver.rtol, 200, cs.solver.positivity);
       op.set_direction(dir, medium.sigma_t, backend::BlockKind::none);
       std::vector<double> y(n);
       op.apply(u, y);
@@ -134,7 +134,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
       const double rel = b2 > 0 ? std::sqrt(r2 / b2) : std::sqrt(r2);
       js = {{"iterations", res.passes}, {"relative_residual", rel}, {"converged", true}, {"levels", plan.num_levels()},
             {"cycles", plan.cycles}, {"lagged_faces", plan.lagged}, {"lagged_fraction", plan.lagged_fraction},
-            {"plan_seconds", plan_sec}, {"reason", plan.lagged ? "sweep passes converged" : "exact sweep (no cycles)"}};
+            {"plan_seconds", plan_sec}, {"limited_elements", res.limited}, {"reason", plan.lagged ? "sweep passes converged" : "exact sweep (no cycles)"}};
     } else {
       op.set_direction(dir, medium.sigma_t, blocks);
       preconditioner_bytes = std::max(preconditioner_bytes, op.preconditioner_bytes());
@@ -250,6 +250,11 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   go.preconditioner = cs.solver.preconditioner;
   go.block_budget_bytes = static_cast<std::size_t>(cs.solver.preconditioner_memory_mb * 1024.0 * 1024.0);
   go.keep_intensities = cs.output.intensities;
+  go.positivity = cs.solver.positivity;
+  if (go.positivity && (medium.scatters() || walls.state_size() > 0) && go.outer != io::OuterMethod::source_iteration)
+    throw InputError(fmt::format("{}: the positivity limiter makes each sweep nonlinear, and a Krylov outer method needs a linear "
+                                 "one; with scattering or diffusely reflecting walls use solver.outer: source-iteration",
+                                 cs.solver.positivity_where));
   go.progress = opt.progress;
   s.log(fmt::format("dgrte {}: case {} — {} tets, order {}, {}, {} ordinates{}{}", kVersion, cs.file.string(), disc.num_elements(),
                     cs.order, quad.name, quad.size(), medium.scatters() ? ", scattering" : "",
@@ -286,6 +291,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                        {"transport_sweeps", result.transport_sweeps},
                        {"inner_iterations", result.inner_iterations},
                        {"specular_group_passes", result.specular_passes},
+                       {"positivity", go.positivity},
+                       {"limited_elements", result.limited_elements},
                        {"reflection_groups", walls.reflection_groups().size()},
                        {"outer_residual", result.outer_residual},
                        {"history", result.history},

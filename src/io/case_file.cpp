@@ -229,8 +229,12 @@ std::vector<BoundarySpec> parse_boundaries(const Ctx& c, const YAML::Node& n) {
 
 SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
   check_map(c, n, "solver", {"method", "preconditioner", "rtol", "max_iterations", "preconditioner_memory_mb", "inner",
-                              "outer", "outer_tolerance", "outer_max_iterations"});
+                              "outer", "outer_tolerance", "outer_max_iterations", "positivity"});
   SolverSpec s;
+  if (n["positivity"]) {
+    s.positivity = scalar<bool>(c, n["positivity"], "solver.positivity", "true or false");
+    s.positivity_where = c.where("solver.positivity", n["positivity"]);
+  }
   if (n["inner"]) {
     const auto v = scalar<std::string>(c, n["inner"], "solver.inner", "an inner solver name");
     if (v == "sweep") s.inner = InnerMethod::sweep;

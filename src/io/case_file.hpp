@@ -79,6 +79,8 @@ struct SolverSpec {
   OuterMethod outer = OuterMethod::gmres;
   double outer_tolerance = 1e-8;
   int outer_max_iterations = 500;
+  bool positivity = false;      // Zhang-Shu limiter in the sweeps
+  std::string positivity_where;  // file: key (line)
   Preconditioner preconditioner = Preconditioner::partial_block_jacobi;
   double rtol = 1e-10;
   int max_iterations = 5000;

@@ -169,10 +169,22 @@ class TransportSweep {
   }
 
   long solve_one(int m, const std::vector<double>& rhs, std::vector<double>& u) {
-    if (opt_.inner == io::InnerMethod::sweep)
-      return transport::sweep_solve(disc_, plans_[static_cast<std::size_t>(m)], medium_.sigma_t, rhs, u, opt_.inner_rtol).passes;
+    if (opt_.inner == io::InnerMethod::sweep) {
+      const auto r = transport::sweep_solve(disc_, plans_[static_cast<std::size_t>(m)], medium_.sigma_t, rhs, u, opt_.inner_rtol, 200,
+                                            opt_.positivity);
+      if (r.limited) {
+#pragma omp atomic
+        limited_ += r.limited;
+      }
+      return r.passes;
+    }
     return solve_bicgstab(m, rhs, u);
   }
+
+ public:
+  long limited() const { return limited_; }
+
+ private:
 
   // rhs = sources + scattering of the moments + lift of the wall inflow g.
   void build_base(int m, std::span<const double> phi, bool with_sources, std::vector<double>& rhs) const {
@@ -274,6 +286,7 @@ class TransportSweep {
   std::vector<Slot> slots_;
   std::array<std::vector<double>, 2> specular_;  // traces persisted between sweeps: without / with sources
   std::vector<std::vector<double>> kept_;
+  long limited_ = 0;
   std::vector<transport::SweepPlan> plans_;
   std::unique_ptr<backend::CpuTransport> cpu_;
   std::size_t batch_ = 1;
@@ -389,6 +402,8 @@ GrayResult solve_gray(const transport::Discretization& disc, const angular::Quad
   GrayResult res;
   res.inner_method = io::to_string(opt.inner);
   if (beams && beams->empty()) beams = nullptr;
+  if (opt.positivity && opt.inner != io::InnerMethod::sweep)
+    throw InputError("solver.positivity: the positivity limiter works inside sweeps; use solver.inner: sweep");
   TransportSweep sweep(disc, quad, medium, walls, opt, res, beams);
   const std::size_t nx = sweep.size();
   res.coupling_unknowns = nx;
@@ -439,6 +454,7 @@ GrayResult solve_gray(const transport::Discretization& disc, const angular::Quad
     for (std::size_t i = 0; i < nx; ++i) d[i] = x_new[i] - x[i];
     res.outer_residual = norm2(d) / std::max(norm2(x_new), 1e-300);
   }
+  res.limited_elements = sweep.limited();
   res.G = std::move(out.G);
   res.qx = std::move(out.qx);
   res.qy = std::move(out.qy);

@@ -26,6 +26,7 @@ struct GrayOptions {
   io::Preconditioner preconditioner = io::Preconditioner::partial_block_jacobi;  // inner Bi-CGSTAB
   std::size_t block_budget_bytes = std::size_t{1} << 31;
   bool keep_intensities = false;
+  bool positivity = false;  // Zhang-Shu limiter in the sweeps (nonlinear: source iteration only)
   bool progress = false;
 };
 
@@ -40,7 +41,8 @@ struct GrayResult {
   std::string outer_method, inner_method, stopping_rule;
   int outer_iterations = 0, transport_sweeps = 0;
   long inner_iterations = 0;  // sweep passes or Bi-CGSTAB iterations, all ordinates and sweeps
-  long specular_passes = 0;   // Gauss-Seidel passes over reflection groups (1 per group without mirrors)
+  long specular_passes = 0;
+  long limited_elements = 0;  // element solves changed by the positivity limiter, all sweeps   // Gauss-Seidel passes over reflection groups (1 per group without mirrors)
   bool converged = true;
   double outer_residual = 0;  // final: ||T(x) - x|| / ||T(x)|| (Krylov) or the G-change estimate (SI)
   std::vector<double> history;

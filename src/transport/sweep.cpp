@@ -72,7 +72,10 @@ std::vector<std::vector<int>> strong_components(const std::vector<int>& nodes, c
 struct LocalMatrices {
   int np, nfp;
   std::vector<double> dr, ds, dt, lift;  // np x np, np x np, np x np, np x 4 nfp
+  std::vector<double> mean_weight;       // (M 1)_i / sum(M 1): integral weights of the nodal values
   explicit LocalMatrices(const dg::ReferenceTet& ref) : np(ref.num_nodes), nfp(ref.num_face_nodes) {
+    const Eigen::VectorXd m1 = ref.mass.colwise().sum().transpose();
+    for (Eigen::Index i = 0; i < m1.size(); ++i) mean_weight.push_back(m1[i] / m1.sum());
     auto rowmajor = [](const dg::Matrix& m) {
       std::vector<double> out(static_cast<std::size_t>(m.rows() * m.cols()));
       for (Eigen::Index i = 0; i < m.rows(); ++i)
@@ -118,8 +121,8 @@ void solve_dense(int n, double* B, double* r) {
 
 // The local solve of element e: full diagonal block (streaming + sigma_t + inflow faces), upwind
 // neighbour traces moved to the right-hand side.
-void solve_element(const Discretization& disc, const LocalMatrices& lm, const Vec3& s, std::uint8_t lagged_mask,
-                   bool lagged_from_u, std::size_t e, const double* sigma_t_e, const double* rhs_e, double* u,
+bool solve_element(const Discretization& disc, const LocalMatrices& lm, const Vec3& s, std::uint8_t lagged_mask,
+                   bool lagged_from_u, bool positivity, std::size_t e, const double* sigma_t_e, const double* rhs_e, double* u,
                    std::vector<double>& B, std::vector<double>& r) {
   const int np = lm.np, nfp = lm.nfp;
   const auto& g = disc.geometry[e];
@@ -149,8 +152,30 @@ void solve_element(const Discretization& disc, const LocalMatrices& lm, const Ve
       r[i] -= c * acc;  // the known upwind u^+ part
     }
   }
+  // Positivity: the element's conservative first-order solution, a constant u0 with the same
+  // element balance m^T B (u0 1) = m^T r, is >= 0; blending towards it keeps the balance exactly.
+  double balance_rhs = 0, balance_lhs = 0;
+  if (positivity)
+    for (int i = 0; i < np; ++i) {
+      double row = 0;
+      for (int k = 0; k < np; ++k) row += B[static_cast<std::size_t>(i * np + k)];
+      balance_lhs += lm.mean_weight[static_cast<std::size_t>(i)] * row;
+      balance_rhs += lm.mean_weight[static_cast<std::size_t>(i)] * r[static_cast<std::size_t>(i)];
+    }
   solve_dense(np, B.data(), r.data());
+  bool limited = false;
+  if (positivity) {
+    double low = r[0];
+    for (int i = 1; i < np; ++i) low = std::min(low, r[static_cast<std::size_t>(i)]);
+    if (low < 0) {
+      limited = true;
+      const double u0 = std::max(0.0, balance_rhs / balance_lhs);
+      const double theta = u0 / (u0 - low);  // largest blend keeping every node >= 0
+      for (int i = 0; i < np; ++i) r[static_cast<std::size_t>(i)] = u0 + theta * (r[static_cast<std::size_t>(i)] - u0);
+    }
+  }
   std::copy(r.begin(), r.begin() + np, u + e * static_cast<std::size_t>(np));
+  return limited;
 }
 
 }  // namespace
@@ -227,15 +252,16 @@ SweepPlan plan_sweep(const Discretization& disc, const Vec3& s) {
   return plan;
 }
 
-void sweep_pass(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
-                std::span<const double> rhs, std::span<double> u, bool lagged_from_u) {
+long sweep_pass(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
+                std::span<const double> rhs, std::span<double> u, bool lagged_from_u, bool positivity) {
   const LocalMatrices lm(disc.ref);
   const std::size_t np = static_cast<std::size_t>(lm.np);
   const bool nested = omp_in_parallel();
   const std::size_t levels = plan.num_levels();
   // One direction alone: elements of a level in parallel; inside a direction-parallel region:
   // serial (the caller's threads are busy with other directions).
-#pragma omp parallel if (!nested)
+  long limited = 0;
+#pragma omp parallel if (!nested) reduction(+ : limited)
   {
     std::vector<double> B(np * np), r(np);
     for (std::size_t l = 0; l < levels; ++l) {
@@ -243,23 +269,24 @@ void sweep_pass(const Discretization& disc, const SweepPlan& plan, std::span<con
 #pragma omp for schedule(static)
       for (std::ptrdiff_t k = b; k < eidx; ++k) {
         const auto e = static_cast<std::size_t>(plan.order[static_cast<std::size_t>(k)]);
-        solve_element(disc, lm, plan.direction, plan.lagged_faces[e], lagged_from_u, e, sigma_t.data() + e * np,
-                      rhs.data() + e * np, u.data(), B, r);
+        limited += solve_element(disc, lm, plan.direction, plan.lagged_faces[e], lagged_from_u, positivity, e,
+                                 sigma_t.data() + e * np, rhs.data() + e * np, u.data(), B, r);
       }
     }
   }
+  return limited;
 }
 
 SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
-                        std::span<const double> rhs, std::span<double> u, double tol, int max_passes) {
+                        std::span<const double> rhs, std::span<double> u, double tol, int max_passes, bool positivity) {
   SweepResult res;
   if (plan.lagged == 0) {
-    sweep_pass(disc, plan, sigma_t, rhs, u, false);
+    res.limited = sweep_pass(disc, plan, sigma_t, rhs, u, false, positivity);
     return res;
   }
   std::vector<double> previous(u.begin(), u.end());
   for (res.passes = 1; res.passes <= max_passes; ++res.passes) {
-    sweep_pass(disc, plan, sigma_t, rhs, u, true);
+    res.limited = sweep_pass(disc, plan, sigma_t, rhs, u, true, positivity);
     double change = 0, scale = 0;
     for (std::size_t i = 0; i < u.size(); ++i) {
       change = std::max(change, std::abs(u[i] - previous[i]));

@@ -41,17 +41,28 @@ SweepPlan plan_sweep(const Discretization& disc, const Vec3& s);
 struct SweepResult {
   int passes = 1;             // 1 without lagged faces
   double lagged_change = 0;   // max relative change of the last pass (0 if exact)
+  long limited = 0;           // elements scaled by the positivity limiter (last pass)
 };
 
 // Solves L u = rhs for direction s (rhs already holds the boundary inflow lift): one pass if the
 // plan has no lagged faces; otherwise passes until the max change of u relative to max|u| is
 // below tol (lagged values from the previous pass; u is the initial guess). sigma_t: nodal
 // extinction coefficient.
+//
+// positivity: where an element's solution has a negative nodal value, it is blended with the
+// element's first-order upwind solution (the constant u0 >= 0 with the same element balance:
+// sources + inflow = absorption + outflow), u <- u0 + theta (u - u0), theta the largest value
+// keeping every node >= 0 (a scaling limiter in the spirit of Zhang & Shu 2010, towards a positive
+// conservative state rather than the mean). Both states satisfy the element balance, so energy is
+// conserved exactly; the limited values feed the downstream elements. Nonlinear: not for a Krylov
+// outer iteration.
 SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
-                        std::span<const double> rhs, std::span<double> u, double tol = 1e-12, int max_passes = 200);
+                        std::span<const double> rhs, std::span<double> u, double tol = 1e-12, int max_passes = 200,
+                        bool positivity = false);
 
 // One pass with lagged faces taking zero: the block Gauss-Seidel (in flow order) preconditioner.
-void sweep_pass(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
-                std::span<const double> rhs, std::span<double> u, bool lagged_from_u);
+// Returns the number of elements the positivity limiter changed.
+long sweep_pass(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
+                std::span<const double> rhs, std::span<double> u, bool lagged_from_u, bool positivity = false);
 
 }  // namespace dgrte::transport

@@ -188,6 +188,40 @@ TEST(GraySolver, BeamFacingAwayIsAnError) {
   }
 }
 
+// A hot zone with a temperature jump, oblique ordinates: high-order DG overshoots and
+// undershoots across the jump (negative nodal intensities); the positivity limiter removes them
+// and keeps the energy balance.
+TEST(GraySolver, PositivityLimiterRemovesNegativeIntensities) {
+  auto body = [&](bool limit) {
+    return std::string("mesh: {geo: " DGRTE_SOURCE_DIR "/tests/solver/flame.geo, size: 0.5}\norder: 4\n"
+                       "angular: {quadrature: tn, order: 1}\n"
+                       "media: {flame: {kappa: \"5\", Ib: \"1000\"}, gas: {kappa: \"0.05\", Ib: \"0\"}}\n"
+                       "boundaries: {\"*\": {type: black}}\n"
+                       "solver: {positivity: ") + (limit ? "true" : "false") + "}\noutput: {vtk: false, intensities: true}\n";
+  };
+  const auto plain = run("nolimit", body(false));
+  const auto limited = run("limit", body(true));
+  EXPECT_EQ(plain.summary["solver"]["limited_elements"].get<long>(), 0);
+  EXPECT_GT(limited.summary["solver"]["limited_elements"].get<long>(), 0);
+  for (const auto* r : {&plain, &limited})
+    EXPECT_LT(std::abs(r->summary["energy_balance"]["relative_imbalance"].get<double>()), 1e-10);
+  // The wall fluxes barely move (the limiter keeps each element's mean).
+  const double a = plain.summary["walls"]["walls"]["q_net_W"].get<double>(), b = limited.summary["walls"]["walls"]["q_net_W"].get<double>();
+  EXPECT_NEAR(a, b, 0.02 * std::abs(a));
+}
+
+TEST(GraySolver, PositivityWithKrylovOuterIsAnError) {
+  try {
+    run("limit_gmres", kSlab + "order: 1\nangular: {quadrature: sn, order: 2}\n"
+                               "media: {\"*\": {kappa: \"1\", scattering: \"1\", Ib: \"1\"}}\n"
+                               "boundaries: {\"*\": {type: black}}\nsolver: {positivity: true}\n");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("solver.positivity (line"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("source-iteration"), std::string::npos) << e.what();
+  }
+}
+
 TEST(GraySolver, WallProbeOffTheWallIsAnErrorBeforeTheSolve) {
   try {
     run("badprobe", kSlab + "order: 1\nangular: {quadrature: sn, order: 2}\nmedia: {\"*\": {kappa: \"1\", Ib: \"1\"}}\n"
