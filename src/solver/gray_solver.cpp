@@ -410,7 +410,7 @@ GrayResult solve_gray(const transport::Discretization& disc, const angular::Quad
   std::vector<double> x(nx, 0.0), x_new(nx, 0.0);
   Outputs out;
   if (nx == 0) {
-    res.outer_method = "none (no scattering, no reflecting walls: one transport sweep is the solution)";
+    res.outer_method = "none (no scattering, no diffusely reflecting walls: one transport sweep, specular reflections converged inside it)";
     res.stopping_rule = "exact after one sweep";
     sweep.apply(x, true, x_new, &out);
   } else if (opt.outer == io::OuterMethod::source_iteration) {
