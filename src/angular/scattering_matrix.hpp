@@ -1,14 +1,17 @@
 #pragma once
-// The discrete scattering operator on a quadrature: S_m = (1/4 pi) sum_m' w_m' P_mm' I_m',
-// P_mm' = Phi(s_m . s_m'), normalised so that on the set every row conserves energy,
-// (1/4 pi) sum_m' w_m' P_mm' = 1, and the asymmetry, (1/4 pi) sum_m' w_m' P_mm' (s_m.s_m') = g.
-// Naive P fails both for strongly forward phase functions on coarse sets (Boulet et al. 2007;
-// Hunter & Pilon 2013). We correct it symmetrically and linearly,
-//   P~_mm' = P_mm' (1 + x_m + x_m' + (y_m + y_m') s_m.s_m'),
-// the 2M unknowns (x, y) being the minimum-norm solution of the 2M constraints.
-// The solver uses P~ through its eigen-factorisation (exact, truncated at round-off):
-//   W^{1/2} (P~/4 pi) W^{1/2} = V L V^T, so S_m = sum_k Y[m][k] phi_k, phi_k = sum_m Z[m][k] I_m,
-//   Y = W^{-1/2} V L, Z = W^{1/2} V. Rank 1 for isotropic scattering, 4 for linear anisotropic.
+// The discrete scattering operator on a quadrature,
+//   S_m / sigma_s = (1/4 pi) sum_m' w_m' P~_mm' I_m',
+// with P~ the phase matrix P_mm' = Phi(s_m . s_m') normalised so that on the set every row conserves
+// the scattered energy, (1/4 pi) sum_m' w_m' P~_mm' = 1, and the asymmetry factor,
+// (1/4 pi) sum_m' w_m' P~_mm' (s_m . s_m') = g, with P~ symmetric (reciprocity). See
+// scattering_matrix.cpp for the method and why.
+//
+// For the solver P~ is factorised exactly (truncated at round-off): with W = diag(w),
+//   W^{1/2} (P~/4 pi) W^{1/2} = V L V^T,  Z = W^{1/2} V,  Y = W^{-1/2} V L,
+// so that S_m / sigma_s = sum_k Y[m][k] phi_k with the moments phi_k = sum_m' Z[m'][k] I_m'.
+// Isotropic scattering has rank 1 (Z[m] = w_m, so phi = G; Y = 1/4 pi); a linear-anisotropic
+// function rank 4; a Legendre series of degree L at most (L+1)^2 where P needs no normalisation.
+// The normalisation P~ = P o (1 + x_m + x_m' + (y_m + y_m') mu_mm') keeps rank(P~) <= 8 rank(P).
 #include "angular/phase_function.hpp"
 #include "angular/quadrature.hpp"
 
@@ -17,15 +20,18 @@
 namespace dgrte::angular {
 
 struct ScatteringMoments {
-  int rank = 0;
-  std::vector<double> to_moment;     // Z, M x rank row-major
-  std::vector<double> to_direction;  // Y, M x rank row-major (the 1/4 pi included)
-  double energy_residual = 0, asymmetry_residual = 0;        // after normalisation, max over m
-  double energy_error_naive = 0, asymmetry_error_naive = 0;  // of the un-normalised matrix
-  bool normalised = false;
+  int rank = 0;                      // r
+  std::vector<double> to_moment;     // Z: M x r row-major, phi_k = sum_m Z[m*r+k] I_m
+  std::vector<double> to_direction;  // Y: M x r row-major, S_m/sigma_s = sum_k Y[m*r+k] phi_k (includes 1/4 pi)
+  // max over m of |(1/4pi) sum_m' w_m' P_mm' - 1| and |(1/4pi) sum_m' w_m' P_mm' mu_mm' - g|:
+  double energy_residual = 0, asymmetry_residual = 0;        // of P~, after normalisation
+  double energy_error_naive = 0, asymmetry_error_naive = 0;  // of P = Phi(s_m . s_m')
+  bool normalised = false;                                   // P~ differs from P
 };
 
-// P~ (M x M, row-major) of a phase function on a set, with the residuals.
+// P~ (M x M, row-major) of a phase function on a set; fills the residual fields of *report if given.
+// InputError (naming the function and the set) if no non-negative P~ of this form meets both conditions
+// to 1e-8: a set too coarse for the function (degenerate sets such as product 2 x 1 with HG -0.9).
 std::vector<double> normalised_phase_matrix(const Quadrature& q, const PhaseFunction& phase, ScatteringMoments* report = nullptr);
 
 ScatteringMoments scattering_moments(const Quadrature& q, const PhaseFunction& phase);

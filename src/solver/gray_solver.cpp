@@ -4,6 +4,7 @@
 #include "common/error.hpp"
 #include "common/parallel.hpp"
 #include "transport/krylov_solver.hpp"
+#include "transport/petsc_arrays.hpp"
 #include "transport/sweep.hpp"
 
 #include <fmt/format.h>
@@ -307,24 +308,15 @@ double norm2(std::span<const double> v) {
 // PETSc Krylov solve of (I - T0) x = b with a shell matrix.
 struct OuterContext {
   TransportSweep* sweep;
-  std::vector<double>* scratch;
 };
 
 PetscErrorCode outer_mult(Mat A, Vec x, Vec y) {
   OuterContext* ctx = nullptr;
   PetscCall(MatShellGetContext(A, &ctx));
-  const PetscScalar* xa;
-  PetscScalar* ya;
-  PetscInt n;
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArray(y, &ya));
-  const auto nu = static_cast<std::size_t>(n);
-  ctx->sweep->apply(std::span<const double>(xa, nu), false, std::span<double>(ya, nu), nullptr);
-  for (std::size_t i = 0; i < nu; ++i) ya[i] = xa[i] - ya[i];
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscCall(VecRestoreArray(y, &ya));
-  return 0;
+  return transport::apply_on_arrays(x, y, [ctx](std::span<const double> in, std::span<double> out) {
+    ctx->sweep->apply(in, false, out, nullptr);
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = in[i] - out[i];
+  });
 }
 
 struct OuterMonitor {
@@ -347,9 +339,9 @@ PetscErrorCode outer_monitor(KSP, PetscInt it, PetscReal rnorm, void* vctx) {
 
 void krylov_outer(TransportSweep& sweep, const GrayOptions& opt, std::vector<double>& x, GrayResult& res) {
   const std::size_t nx = x.size();
-  std::vector<double> b(nx), scratch;
+  std::vector<double> b(nx);
   sweep.apply(std::vector<double>(nx, 0.0), true, b, nullptr);
-  OuterContext ctx{&sweep, &scratch};
+  OuterContext ctx{&sweep};
   Vec vb = nullptr, vx = nullptr;
   Mat A = nullptr;
   KSP ksp = nullptr;

@@ -1,6 +1,7 @@
 #include "transport/krylov_solver.hpp"
 
 #include "common/error.hpp"
+#include "transport/petsc_arrays.hpp"
 
 #include <fmt/format.h>
 #include <petscksp.h>
@@ -20,21 +21,6 @@ void check(PetscErrorCode ierr, const char* what) {
 struct ShellContext {
   backend::TransportBackend* op;
 };
-
-// y = f(x) on the local arrays of two PETSc vectors.
-template <typename F>
-PetscErrorCode apply_on_arrays(Vec x, Vec y, F&& f) {
-  const PetscScalar* xa;
-  PetscScalar* ya;
-  PetscInt n;
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArray(y, &ya));
-  f(std::span<const double>(xa, static_cast<std::size_t>(n)), std::span<double>(ya, static_cast<std::size_t>(n)));
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscCall(VecRestoreArray(y, &ya));
-  return 0;
-}
 
 PetscErrorCode shell_mult(Mat A, Vec x, Vec y) {
   ShellContext* ctx = nullptr;
