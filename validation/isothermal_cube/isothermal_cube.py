@@ -393,7 +393,7 @@ def compare(args, out):
                         failures.append(f"{tag}: q_in != q_net on a cold black wall ({r['q']['q_in_vs_q_net']:.1e})")
     write_results(args, out, rows, failures)
     if not args.no_plot and curves:
-        plot(out, curves)
+        plot(out, curves, rows)
     return failures
 
 
@@ -413,18 +413,21 @@ def write_results(args, out, rows, failures):
              "leaves out the two end points of each line (G at the walls x = 0, 1; q at the wall's edges z = 0, 1).", "",
              dio.markdown_table(hdr, body), ""]
     if not args.no_plot:
-        lines += ["![isothermal cube](isothermal_cube.png)", ""]
+        lines += ["![isothermal cube](isothermal_cube.png)", "", "![errors against the order](isothermal_cube_orders.png)", ""]
     if failures:
         lines += ["**Failed bounds:** " + "; ".join(failures), ""]
     (out / "results.md").write_text("\n".join(lines))
     print("\n".join(lines))
 
 
-def plot(out, curves):
+def plot(out, curves, rows):
+    """isothermal_cube.png: profiles of the highest order run per set (dots: DG, dotted: DO limit);
+    isothermal_cube_orders.png: spatial and ray-effect errors against the order."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     kappas = sorted({c[0] for c in curves})
+    pmax = max(c[2] for c in curves)
     fig, axes = plt.subplots(2, len(kappas), figsize=(4.6 * len(kappas), 7.5), squeeze=False)
     tf = np.linspace(0, 1, 201)
     for j, kappa in enumerate(kappas):
@@ -432,13 +435,13 @@ def plot(out, curves):
         aG.plot(tf, exact_G(line(*AXIS, 201), kappa), "k-", lw=1.5, label="exact")
         aq.plot(tf, exact_qin(line(*WALL, 201), kappa), "k-", lw=1.5, label="exact")
         for (k, label, p, xa, G, Gd, zw, q, qd) in curves:
-            if k != kappa:
+            if k != kappa or p != pmax:
                 continue
             lab = f"{dio.set_name(label, 'z')}, P{p}"
-            l1, = aG.plot(xa, G, ".", ms=3, label=lab)
-            aG.plot(xa, Gd, ":", lw=0.8, color=l1.get_color())
-            l2, = aq.plot(zw, q, ".", ms=3, label=lab)
-            aq.plot(zw, qd, ":", lw=0.8, color=l2.get_color())
+            l1, = aG.plot(xa, G, ".", ms=3.5, label=lab)
+            aG.plot(xa, Gd, ":", lw=0.9, color=l1.get_color())
+            l2, = aq.plot(zw, q, ".", ms=3.5, label=lab)
+            aq.plot(zw, qd, ":", lw=0.9, color=l2.get_color())
         aG.set_title(f"kappa = {kappa:g} 1/m: G on the axis")
         aG.set_xlabel("x")
         aG.set_ylabel("G [W/m^2], I_b = 1")
@@ -448,9 +451,34 @@ def plot(out, curves):
         for a in (aG, aq):
             a.grid(alpha=0.3)
             a.legend(fontsize=7)
-    fig.suptitle("dgrte: isothermal cube, cold black walls (dots: DG; dotted: DO limit of the set)")
+    fig.suptitle(f"dgrte: isothermal cube, cold black walls, P{pmax} (dots: DG; dotted: DO limit of the set)")
     fig.tight_layout()
     fig.savefig(out / "isothermal_cube.png", dpi=110)
+    plt.close(fig)
+    # errors against the order
+    sets = list(dict.fromkeys(r["set"] for r in rows))
+    fig, axes = plt.subplots(2, len(kappas), figsize=(4.6 * len(kappas), 7.5), squeeze=False)
+    for j, kappa in enumerate(kappas):
+        for i, qty in enumerate(("G", "q")):
+            ax = axes[i, j]
+            for k, sname in enumerate(sets):
+                rr = sorted([r for r in rows if r["kappa"] == kappa and r["set"] == sname], key=lambda r: r["order"])
+                if not rr:
+                    continue
+                ps = [r["order"] for r in rr]
+                ax.semilogy(ps, [100 * r[qty]["spatial"]["max"] for r in rr], "o-", color=f"C{k}", label=f"{sname}: spatial")
+                ax.semilogy(ps, [100 * r[qty]["spatial"]["interior"] for r in rr], "s--", color=f"C{k}", ms=4,
+                            label=f"{sname}: spatial, interior")
+                ax.semilogy(ps, [100 * r[qty]["ray"]["max"] for r in rr], ":", color=f"C{k}", label=f"{sname}: ray effect")
+            ax.set_xticks(sorted({r["order"] for r in rows}))
+            ax.set_xlabel("DG order p")
+            ax.set_ylabel("max error [% of max exact]")
+            ax.set_title(f"kappa = {kappa:g}: {'G on the axis' if qty == 'G' else 'net wall flux'}")
+            ax.grid(alpha=0.3, which="both")
+            ax.legend(fontsize=6)
+    fig.suptitle(f"dgrte: isothermal cube, errors against the order ({rows[0]['tets']} tets)")
+    fig.tight_layout()
+    fig.savefig(out / "isothermal_cube_orders.png", dpi=110)
     plt.close(fig)
 
 
@@ -463,7 +491,7 @@ def main():
     ap.add_argument("--coarse", action="store_true", help="CTest variant: size 0.25 (382 tets), P3, tn4, kappa 0.1 1 10; "
                                                           "asserts the spatial errors per kappa (see main())")
     ap.add_argument("--kappas", type=float, nargs="+", default=KAPPAS)
-    ap.add_argument("--sets", nargs="+", default=["tn4", "tn8", "sn8"], help="angular sets (add tn16 if affordable)")
+    ap.add_argument("--sets", nargs="+", default=["tn4", "tn8", "tn16", "sn8"], help="angular sets")
     ap.add_argument("--orders", type=int, nargs="+", default=[1, 2, 3, 4])
     ap.add_argument("--size", type=float, default=0.2, help="mesh size (m)")
     ap.add_argument("--points", type=int, default=51, help="points per probe line")

@@ -350,7 +350,7 @@ def plot(out, curves, args):
                 done.add(key)
             aG.plot(tau, G, ".", ms=2.5, color="k")
             aq.plot(tau, q, ".", ms=2.5, color="k")
-        unit = "E" if problem == "diffuse" else "pi I_b"
+        unit = {"diffuse": "E", "collimated": "F0", "emitting": "pi I_b"}[problem]
         aG.set_title(f"{problem}: G / {unit} (lines: reference, dots: dgrte)")
         aq.set_title(f"{problem}: q / {unit}")
         for a in (aG, aq):
