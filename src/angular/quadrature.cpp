@@ -171,6 +171,11 @@ Quadrature thurgood(int n) {
   return from_octant(octant, fmt::format("T{} (Thurgood)", n), 1.0, false);
 }
 
+Vec3 axis_frame_direction(double mu, double phi, int axis) {
+  const double st = std::sqrt(std::max(0.0, 1 - mu * mu));
+  return from_axis_frame({st * std::cos(phi), st * std::sin(phi), mu}, axis);
+}
+
 Quadrature finite_volume(int n_polar, int n_azimuthal, int axis) {
   check_axis(axis, "finite-volume");
   if (n_polar < 1 || n_azimuthal < 1)
@@ -194,6 +199,7 @@ Quadrature finite_volume(int n_polar, int n_azimuthal, int axis) {
       q.s.push_back(scaled(sb, 1 / norm(sb)));
       q.w.push_back(w);
       q.s_bar.push_back(sb);
+      q.cells.push_back({axis, std::cos(t1), std::cos(t0), p0, p1});
     }
   }
   return q;
@@ -214,10 +220,9 @@ Quadrature product_gauss(int n_polar, int n_azimuthal, int axis) {
   q.name = fmt::format("product {} x {} (half-range Gauss cosine about {} x uniform azimuth)", n_polar, n_azimuthal, "xyz"[axis]);
   const double dph = 2 * kPi / n_azimuthal;
   for (std::size_t i = 0; i < mu.size(); ++i) {
-    const double st = std::sqrt(std::max(0.0, 1 - mu[i] * mu[i]));
     for (int k = 0; k < n_azimuthal; ++k) {
-      const double ph = (k + 0.5) * dph;
-      add_point(q, from_axis_frame({st * std::cos(ph), st * std::sin(ph), mu[i]}, axis), wmu[i] * dph);
+      add_point(q, axis_frame_direction(mu[i], (k + 0.5) * dph, axis), wmu[i] * dph);
+      q.cells.push_back({axis, mu[i], mu[i], k * dph, (k + 1) * dph});
     }
   }
   return q;

@@ -24,16 +24,29 @@ namespace dgrte::angular {
 
 using Vec3 = std::array<double, 3>;
 
+// The control angle of an ordinate, where the set is built from one: polar cosine in [mu_lo, mu_hi]
+// about `axis` (mu_lo == mu_hi: a Gauss level of a product set, no polar extent) times azimuth in
+// [phi_lo, phi_hi] in the axis frame (see below). The scattering matrix averages the phase function
+// over it (scattering_matrix.hpp).
+struct ControlAngle {
+  int axis = 2;
+  double mu_lo = 0, mu_hi = 0, phi_lo = 0, phi_hi = 0;
+};
+
 struct Quadrature {
   std::string name;          // which set, e.g. "LQ_N S8 (level-symmetric, libdetran tables)", "T4 (Thurgood)"
   std::vector<Vec3> s;       // unit directions
   std::vector<double> w;     // solid angles [sr], sum 4 pi
   std::vector<Vec3> s_bar;   // integral of s over the ordinate's control angle (= w s for point sets)
+  std::vector<ControlAngle> cells;  // finite-volume and product sets: one per ordinate; empty for point sets
   std::size_t size() const { return s.size(); }
   // Index of the ordinate equal (within tol, each component) to the mirror image s_m - 2 (s_m.n) n of
   // s_m about the plane with normal n (normalised here), or -1 if the set has none.
   int reflect(int m, const Vec3& n, double tol = 1e-10) const;
 };
+
+// The unit vector with cosine mu about `axis` (0 x, 1 y, 2 z) and azimuth phi in the axis frame above.
+Vec3 axis_frame_direction(double mu, double phi, int axis);
 
 // Level-symmetric LQ_N, N = 2, 4, ..., 16: N(N+2) ordinates from the libdetran tables (tables.cpp).
 // Exact half-range flux is NOT a property of LQ_N: sum_{mu>0} w mu exceeds pi by 1.70 % for S8.

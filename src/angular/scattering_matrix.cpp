@@ -54,6 +54,69 @@ struct Residuals {
   double energy = 0, asymmetry = 0;
 };
 
+// Sample directions and weights (summing to 1) of a control angle: composite 3-point Gauss in phi (and in
+// mu where the cell has a polar extent) on sub-intervals of at most `arc` radians of arc: 3 degrees, and a
+// quarter of the forward peak's half-width (1 - g) for HG, down to 0.25 degrees; at most 64 sub-intervals
+// per direction. Measured accuracy of a hemisphere's mean: 6e-8 (g = 0.8), 2e-6 (g = 0.95).
+double sample_arc(const PhaseFunction& phase) {
+  const double deg = std::numbers::pi / 180;
+  if (phase.type != PhaseFunction::Type::henyey_greenstein) return 3 * deg;
+  return std::clamp(0.25 * (1 - std::abs(phase.g)), 0.25 * deg, 3 * deg);
+}
+
+int sub_intervals(double span, double arc) { return std::clamp(static_cast<int>(std::ceil(span / arc)), 1, 64); }
+
+struct CellSamples {
+  std::vector<Vec3> s;
+  std::vector<double> w;
+};
+
+// Composite 3-point Gauss on [a, b] with n sub-intervals: nodes and weights (weights sum to b - a).
+void composite_gauss(double a, double b, int n, std::vector<double>& x, std::vector<double>& w) {
+  static constexpr double kNode[3] = {-0.7745966692414834, 0.0, 0.7745966692414834};
+  static constexpr double kWeight[3] = {5.0 / 9, 8.0 / 9, 5.0 / 9};
+  x.clear();
+  w.clear();
+  const double h = (b - a) / n;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < 3; ++j) {
+      x.push_back(a + h * (i + 0.5 + 0.5 * kNode[j]));
+      w.push_back(0.5 * h * kWeight[j]);
+    }
+}
+
+CellSamples cell_samples(const ControlAngle& c, double arc) {
+  std::vector<double> mus{c.mu_lo}, wmu{1.0}, phis, wphi;
+  const double theta_span = std::acos(std::clamp(c.mu_lo, -1.0, 1.0)) - std::acos(std::clamp(c.mu_hi, -1.0, 1.0));
+  if (c.mu_hi > c.mu_lo) {  // sub-intervals uniform in theta (fine near the poles), Gauss in mu on each
+    mus.clear();
+    wmu.clear();
+    const int n = sub_intervals(theta_span, arc);
+    const double t_hi = std::acos(std::clamp(c.mu_lo, -1.0, 1.0));
+    std::vector<double> x, wx;
+    for (int i = 0; i < n; ++i) {
+      const double ta = t_hi - theta_span * i / n, tb = t_hi - theta_span * (i + 1) / n;
+      composite_gauss(std::cos(ta), std::cos(tb), 1, x, wx);
+      mus.insert(mus.end(), x.begin(), x.end());
+      wmu.insert(wmu.end(), wx.begin(), wx.end());
+    }
+  }
+  double sin_max = 0;  // the widest circle of the cell sets the azimuthal resolution
+  for (double mu : {c.mu_lo, c.mu_hi}) sin_max = std::max(sin_max, std::sqrt(std::max(0.0, 1 - mu * mu)));
+  if (c.mu_lo < 0 && c.mu_hi > 0) sin_max = 1;
+  composite_gauss(c.phi_lo, c.phi_hi, sub_intervals((c.phi_hi - c.phi_lo) * sin_max, arc), phis, wphi);
+  CellSamples out;
+  double total = 0;
+  for (std::size_t i = 0; i < mus.size(); ++i)
+    for (std::size_t j = 0; j < phis.size(); ++j) {
+      out.s.push_back(axis_frame_direction(mus[i], phis[j], c.axis));
+      out.w.push_back(wmu[i] * wphi[j]);
+      total += wmu[i] * wphi[j];
+    }
+  for (double& x : out.w) x /= total;
+  return out;
+}
+
 Residuals residuals(const Eigen::MatrixXd& P, const Eigen::MatrixXd& mu, const Eigen::VectorXd& w, double g) {
   const Eigen::VectorXd e = P * w / kFourPi, a = P.cwiseProduct(mu) * w / kFourPi;
   return {(e.array() - 1).abs().maxCoeff(), (a.array() - g).abs().maxCoeff()};
@@ -61,9 +124,16 @@ Residuals residuals(const Eigen::MatrixXd& P, const Eigen::MatrixXd& mu, const E
 
 }  // namespace
 
-std::vector<double> normalised_phase_matrix(const Quadrature& q, const PhaseFunction& phase, ScatteringMoments* report) {
+std::vector<double> normalised_phase_matrix(const Quadrature& q, const PhaseFunction& phase, ScatteringMoments* report,
+                                            PhaseSampling sampling) {
   const auto M = static_cast<Eigen::Index>(q.size());
   if (M == 0) throw InputError(fmt::format("{}: the quadrature has no ordinates", q.name));
+  const bool wanted = sampling == PhaseSampling::cell_average ||
+                      (sampling == PhaseSampling::automatic && phase.type == PhaseFunction::Type::henyey_greenstein);
+  const bool average = wanted && !phase.is_isotropic() && q.cells.size() == q.size();
+  std::vector<CellSamples> samples;
+  if (average)
+    for (const auto& c : q.cells) samples.push_back(cell_samples(c, sample_arc(phase)));
   Eigen::MatrixXd P(M, M), mu(M, M);
   Eigen::VectorXd w(M);
   for (Eigen::Index m = 0; m < M; ++m) {
@@ -72,8 +142,31 @@ std::vector<double> normalised_phase_matrix(const Quadrature& q, const PhaseFunc
     for (Eigen::Index k = 0; k < M; ++k) {
       const auto& b = q.s[static_cast<std::size_t>(k)];
       mu(m, k) = std::clamp(a[0] * b[0] + a[1] * b[1] + a[2] * b[2], -1.0, 1.0);
-      P(m, k) = phase(mu(m, k));
+      if (!average) {
+        P(m, k) = phase(mu(m, k));
+        continue;
+      }
+      const auto& cell = samples[static_cast<std::size_t>(k)];
+      double sum = 0, sum_mu = 0;
+      for (std::size_t j = 0; j < cell.s.size(); ++j) {
+        const auto& d = cell.s[j];
+        const double c = std::clamp(a[0] * d[0] + a[1] * d[1] + a[2] * d[2], -1.0, 1.0), f = cell.w[j] * phase(c);
+        sum += f;
+        sum_mu += f * c;
+      }
+      P(m, k) = sum;
+      mu(m, k) = sum_mu;  // <Phi mu> for now
     }
+  }
+  if (average) {
+    // Reciprocity (exact on product sets up to round-off). The asymmetry condition takes the
+    // Phi-weighted mean cosine of the cell, <Phi mu>/<Phi>, so that the exact cell integrals satisfy it:
+    // with point cosines the condition would pull an exactly integrated azimuth back towards the
+    // point-sampled one (HG 0.8, product 16 x 8: 0.29 % error in the slab's flux).
+    P = (0.5 * (P + P.transpose())).eval();
+    mu = (0.5 * (mu + mu.transpose())).eval();
+    for (Eigen::Index m = 0; m < M; ++m)
+      for (Eigen::Index k = 0; k < M; ++k) mu(m, k) = P(m, k) > 0 ? std::clamp(mu(m, k) / P(m, k), -1.0, 1.0) : 0.0;
   }
   const double g = phase.asymmetry();
   const Residuals naive = residuals(P, mu, w, g);
@@ -120,6 +213,7 @@ std::vector<double> normalised_phase_matrix(const Quadrature& q, const PhaseFunc
     report->energy_residual = after.energy;
     report->asymmetry_residual = after.asymmetry;
     report->normalised = normalise;
+    report->cell_averaged = average;
   }
   std::vector<double> out(static_cast<std::size_t>(M * M));
   for (Eigen::Index m = 0; m < M; ++m)
@@ -127,9 +221,9 @@ std::vector<double> normalised_phase_matrix(const Quadrature& q, const PhaseFunc
   return out;
 }
 
-ScatteringMoments scattering_moments(const Quadrature& q, const PhaseFunction& phase) {
+ScatteringMoments scattering_moments(const Quadrature& q, const PhaseFunction& phase, PhaseSampling sampling) {
   ScatteringMoments sm;
-  const auto P = normalised_phase_matrix(q, phase, &sm);
+  const auto P = normalised_phase_matrix(q, phase, &sm, sampling);
   const std::size_t M = q.size();
   if (phase.is_isotropic()) {
     // Exactly rank 1: phi = sum w I (the incident radiation G), S/sigma_s = phi / 4 pi.

@@ -1,10 +1,20 @@
 #pragma once
 // The discrete scattering operator on a quadrature,
 //   S_m / sigma_s = (1/4 pi) sum_m' w_m' P~_mm' I_m',
-// with P~ the phase matrix P_mm' = Phi(s_m . s_m') normalised so that on the set every row conserves
+// with P~ the phase matrix P_mm' normalised so that on the set every row conserves
 // the scattered energy, (1/4 pi) sum_m' w_m' P~_mm' = 1, and the asymmetry factor,
 // (1/4 pi) sum_m' w_m' P~_mm' (s_m . s_m') = g, with P~ symmetric (reciprocity). See
-// scattering_matrix.cpp for the method and why.
+// scattering_matrix.cpp for the method and why. Before normalisation P_mm' is either
+//  * point: Phi(s_m . s_m'), or
+//  * cell-averaged: the mean of Phi(s_m . s) over the control angle of ordinate m' (sets with cells:
+//    finite-volume and product), i.e. the scattering integral with I constant on each control angle,
+//    as finite-volume codes do (Chui & Raithby 1993; Boulet et al. 2007). On a product set it
+//    integrates the azimuth exactly, which a peaked function needs: HG g = 0.8 on product 16 x 8 has
+//    0.8 % error in G on the scattering slab with point values (validation/scattering_slab).
+// `automatic` (the default) cell-averages Henyey-Greenstein, whose harmonics never end, and samples
+// finite Legendre series (linear, legendre, Kim & Lee) at points: uniform azimuths integrate their
+// harmonics exactly once the set has more azimuths than the degree, and the factorised rank stays
+// at most (L+1)^2 (averaging by sub-quadrature would fill it up to M).
 //
 // For the solver P~ is factorised exactly (truncated at round-off): with W = diag(w),
 //   W^{1/2} (P~/4 pi) W^{1/2} = V L V^T,  Z = W^{1/2} V,  Y = W^{-1/2} V L,
@@ -27,13 +37,19 @@ struct ScatteringMoments {
   double energy_residual = 0, asymmetry_residual = 0;        // of P~, after normalisation
   double energy_error_naive = 0, asymmetry_error_naive = 0;  // of P = Phi(s_m . s_m')
   bool normalised = false;                                   // P~ differs from P
+  bool cell_averaged = false;                                // P from control-angle averages
 };
+
+enum class PhaseSampling { automatic, cell_average, point };
 
 // P~ (M x M, row-major) of a phase function on a set; fills the residual fields of *report if given.
 // InputError (naming the function and the set) if no non-negative P~ of this form meets both conditions
 // to 1e-8: a set too coarse for the function (degenerate sets such as product 2 x 1 with HG -0.9).
-std::vector<double> normalised_phase_matrix(const Quadrature& q, const PhaseFunction& phase, ScatteringMoments* report = nullptr);
+// Cell averaging on a set without cells (q.cells empty: LQ, T_N, file sets) falls back to point values.
+std::vector<double> normalised_phase_matrix(const Quadrature& q, const PhaseFunction& phase, ScatteringMoments* report = nullptr,
+                                            PhaseSampling sampling = PhaseSampling::automatic);
 
-ScatteringMoments scattering_moments(const Quadrature& q, const PhaseFunction& phase);
+ScatteringMoments scattering_moments(const Quadrature& q, const PhaseFunction& phase,
+                                     PhaseSampling sampling = PhaseSampling::automatic);
 
 }  // namespace dgrte::angular

@@ -280,7 +280,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   for (std::size_t i = 0; i < medium.phase.size(); ++i)
     phases.push_back({{"name", medium.phase[i].name}, {"g", medium.phase[i].asymmetry()}, {"rank", medium.scattering[i].rank},
                       {"energy_residual", medium.scattering[i].energy_residual},
-                      {"asymmetry_residual", medium.scattering[i].asymmetry_residual}});
+                      {"asymmetry_residual", medium.scattering[i].asymmetry_residual},
+                      {"phase_matrix", medium.scattering[i].cell_averaged ? "cell-average" : "point"}});
   summary["scattering"] = {{"present", medium.scatters()}, {"phase_functions", phases}, {"moments_per_node", medium.scattering_rank}};
   summary["solver"] = {{"outer", result.outer_method},
                        {"inner", result.inner_method},

@@ -285,7 +285,7 @@ SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
 
 AngularSpec parse_angular(const Ctx& c, const YAML::Node& n, const std::filesystem::path& base) {
   const std::string p = "angular";
-  check_map(c, n, p, {"quadrature", "order", "polar", "azimuthal", "axis", "file", "wall_flux_normalisation"});
+  check_map(c, n, p, {"quadrature", "order", "polar", "azimuthal", "axis", "file", "wall_flux_normalisation", "phase_matrix"});
   AngularSpec a;
   a.where = c.where(p, n);
   if (!n["quadrature"]) c.fail(p, n, "missing 'quadrature' (sn, sn-heat, tn, fv, product or file)");
@@ -298,7 +298,7 @@ AngularSpec parse_angular(const Ctx& c, const YAML::Node& n, const std::filesyst
     c.fail(p + ".quadrature", n["quadrature"], fmt::format("unknown quadrature '{}'; use sn, sn-heat, tn, fv, product or file", a.quadrature));
   for (const auto& kv : n) {
     const auto key = kv.first.as<std::string>();
-    if (key != "quadrature" && key != "wall_flux_normalisation" && !k->second.count(key))
+    if (key != "quadrature" && key != "wall_flux_normalisation" && key != "phase_matrix" && !k->second.count(key))
       c.fail(p + "." + key, kv.first, fmt::format("'{}' does not apply to quadrature {} (it takes: {})", key, a.quadrature, join(k->second)));
   }
   for (const auto& key : k->second)
@@ -330,6 +330,11 @@ AngularSpec parse_angular(const Ctx& c, const YAML::Node& n, const std::filesyst
   if (n["file"]) a.file = base / scalar<std::string>(c, n["file"], p + ".file", "a file name");
   if (n["wall_flux_normalisation"])
     a.wall_flux_normalisation = scalar<bool>(c, n["wall_flux_normalisation"], p + ".wall_flux_normalisation", "true or false");
+  if (n["phase_matrix"]) {
+    a.phase_matrix = scalar<std::string>(c, n["phase_matrix"], p + ".phase_matrix", "auto, cell-average or point");
+    if (a.phase_matrix != "auto" && a.phase_matrix != "cell-average" && a.phase_matrix != "point")
+      c.fail(p + ".phase_matrix", n["phase_matrix"], fmt::format("unknown phase_matrix '{}'; use auto, cell-average or point", a.phase_matrix));
+  }
   return a;
 }
 

@@ -65,6 +65,7 @@ struct AngularSpec {
   int polar = 0, azimuthal = 0, axis = 2;  // fv, product
   std::filesystem::path file;              // file
   bool wall_flux_normalisation = true;     // diffuse wall emission/reflection scaled to the set's half-range flux
+  std::string phase_matrix = "auto";       // auto | cell-average | point (angular/scattering_matrix.hpp)
   std::string where;
 };
 

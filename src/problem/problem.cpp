@@ -135,7 +135,11 @@ Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& dis
                                    file, cs.media[i].group, cs.media[i].line));
     op_of_entry[i] = static_cast<int>(m.scattering.size());
     m.phase.push_back(make_phase(cs.media[i].phase));
-    m.scattering.push_back(angular::scattering_moments(*quad, m.phase.back()));
+    const std::string& pm = cs.angular ? cs.angular->phase_matrix : std::string("auto");
+    const auto sampling = pm == "point"          ? angular::PhaseSampling::point
+                          : pm == "cell-average" ? angular::PhaseSampling::cell_average
+                                                 : angular::PhaseSampling::automatic;
+    m.scattering.push_back(angular::scattering_moments(*quad, m.phase.back(), sampling));
     m.scattering_rank = std::max(m.scattering_rank, m.scattering.back().rank);
   }
   m.scattering_of_element.resize(K);
