@@ -264,7 +264,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   const auto result = solver::solve_gray(disc, quad, medium, walls, go, &beams);
   const double solve_seconds = seconds_since(s.start) - setup_seconds;
   const auto fields = output::radiation_fields(disc, medium, walls, result);
-  const auto balance = output::energy_balance(disc, walls, fields);
+  const auto balance = output::energy_balance(disc, walls, fields, result);
   s.log(fmt::format("  {}: {} outer iterations, {} transport sweeps, {} inner iterations, {:.2f} s", result.outer_method,
                     result.outer_iterations, result.transport_sweeps, result.inner_iterations, result.seconds));
   s.log(fmt::format("  energy balance: integral div q = {:.6g} W, wall net flux = {:.6g} W, relative imbalance {:.2e}",

@@ -113,25 +113,33 @@ nlohmann::json wall_summary(const transport::Discretization& disc, const problem
   return j;
 }
 
-nlohmann::json energy_balance(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields) {
+nlohmann::json energy_balance(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields,
+                              const solver::GrayResult& result) {
   const auto fw = face_weights(disc.ref);
   const std::size_t nfp = walls.face_nodes();
-  double walls_W = 0, walls_abs = 0;
+  double walls_W = 0, walls_abs = 0, incident_W = 0;
   for (std::size_t b = 0; b < walls.num_faces(); ++b) {
     const double q = face_integral(disc, fw, walls.element_face(b), fields.q_net.data() + b * nfp);
     walls_W += q;
     walls_abs += std::abs(q);
+    incident_W += face_integral(disc, fw, walls.element_face(b), result.q_in.data() + b * nfp);
   }
   const double volume_W = volume_integral(disc, fields.divq);
-  std::vector<double> abs_divq(fields.divq.size());
-  for (std::size_t i = 0; i < abs_divq.size(); ++i) abs_divq[i] = std::abs(fields.divq[i]);
-  const double scale = std::max({volume_integral(disc, abs_divq), walls_abs, 1e-300});
+  const auto abs_integral = [&](std::span<const double> f) {
+    std::vector<double> a(f.size());
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::abs(f[i]);
+    return volume_integral(disc, a);
+  };
+  const double emitted_W = abs_integral(result.source_total);
+  const double scale = std::max({abs_integral(fields.divq), walls_abs, std::abs(incident_W), emitted_W, 1e-300});
   return {{"volume_W", volume_W},
           {"walls_W", walls_W},
           {"imbalance_W", volume_W - walls_W},
           {"relative_imbalance", (volume_W - walls_W) / scale},
+          {"scale_W", scale},
           {"definition", "volume_W = integral of div q (balance form) dV; walls_W = integral of q_net dA (into the walls); "
-                         "relative to max(integral |div q| dV, integral |q_net| dA)"}};
+                         "relative to scale_W = max(integral |div q| dV, integral |q_net| dA, integral q_in dA, "
+                         "integral |emission| dV)"}};
 }
 
 void write_quadrature_csv(const std::filesystem::path& file, const angular::Quadrature& quad) {

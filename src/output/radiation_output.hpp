@@ -30,10 +30,14 @@ RadiationFields radiation_fields(const transport::Discretization& disc, const pr
 double volume_integral(const transport::Discretization& disc, std::span<const double> f);
 
 // summary.json blocks: "walls" (per group: area, q_net_W, q_in_W, emitted_W, q_net_mean) and
-// "energy_balance" (volume_W = integral of div q, walls_W = integral of q_net, relative_imbalance).
+// "energy_balance" (volume_W = integral of div q, walls_W = integral of q_net, relative_imbalance: the
+// imbalance over the largest of integral |div q|, integral |q_net|, the incident wall power integral q_in
+// and the emitted volume power integral |4 pi kappa I_b + sources|, so that an enclosure at equilibrium,
+// where div q and q_net vanish, is still measured against the power in play).
 nlohmann::json wall_summary(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields,
                             const solver::GrayResult& result);
-nlohmann::json energy_balance(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields);
+nlohmann::json energy_balance(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields,
+                              const solver::GrayResult& result);
 
 // quadrature.csv: sx,sy,sz,w (the set actually solved).
 void write_quadrature_csv(const std::filesystem::path& file, const angular::Quadrature& quad);
