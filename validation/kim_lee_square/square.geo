@@ -3,7 +3,7 @@
 // file), which makes the box an infinitely long square duct: the solution does not depend on z.
 // dgrte sets the element size (mesh.size in the case file, Mesh.MeshSizeMax) and ignores the point
 // sizes lc, which only serve `gmsh -3 square.geo`. Tetrahedra per size: see README.md.
-DefineConstant[ L = {1.0, Name "Parameters/L"}, H = {0.1, Name "Parameters/H"}, lc = {0.1, Name "Parameters/lc"} ];
+DefineConstant[ L = {1.0, Name "Parameters/L"}, H = {0.2, Name "Parameters/H"}, lc = {0.1, Name "Parameters/lc"} ];
 
 Point(1) = {0, 0, 0, lc};  Point(2) = {L, 0, 0, lc};  Point(3) = {L, L, 0, lc};  Point(4) = {0, L, 0, lc};
 Point(5) = {0, 0, H, lc};  Point(6) = {L, 0, H, lc};  Point(7) = {L, L, H, lc};  Point(8) = {0, L, H, lc};
