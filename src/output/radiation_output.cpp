@@ -149,19 +149,19 @@ void write_quadrature_csv(const std::filesystem::path& file, const angular::Quad
   io::write_text_atomically(file, text);
 }
 
-std::vector<WallPoint> locate_wall_probe(const io::ProbeSpec& probe, const transport::Discretization& disc,
-                                         const problem::Walls& walls) {
+std::vector<std::vector<WallPoint>> locate_wall_probe(const io::ProbeSpec& probe, const transport::Discretization& disc,
+                                                      const problem::Walls& walls) {
   std::vector<std::size_t> faces;
   for (std::size_t b = 0; b < walls.num_faces(); ++b)
     if (group_of_face(disc, walls.element_face(b)) == probe.wall) faces.push_back(b);
   if (faces.empty())
     throw InputError(fmt::format("{}: wall '{}' is not a surface group with boundary faces in the mesh", probe.where, probe.wall));
-  std::vector<WallPoint> out;
+  std::vector<std::vector<WallPoint>> out;
   for (int i = 0; i < probe.points; ++i) {
     const double t = probe.points > 1 ? static_cast<double>(i) / (probe.points - 1) : 0.0;
     Eigen::Vector3d x;
     for (int c = 0; c < 3; ++c) x[c] = probe.from[static_cast<std::size_t>(c)] + t * (probe.to[static_cast<std::size_t>(c)] - probe.from[static_cast<std::size_t>(c)]);
-    bool found = false;
+    std::vector<WallPoint> hits;
     for (std::size_t b : faces) {
       const std::size_t e = walls.element_face(b) / 4;
       const int f = static_cast<int>(walls.element_face(b) % 4);
@@ -174,16 +174,15 @@ std::vector<WallPoint> locate_wall_probe(const io::ProbeSpec& probe, const trans
       for (int c = 0; c < 3; ++c) E(c, 0) = B[c] - A[c], E(c, 1) = C[c] - A[c], rel[c] = x[c] - A[c];
       const Eigen::Vector2d l = (E.transpose() * E).ldlt().solve(E.transpose() * rel);
       const double size = std::sqrt(E.col(0).cross(E.col(1)).norm());
-      constexpr double tol = 1e-9;  // points on edges and corners belong to either face
+      constexpr double tol = 1e-9;  // points on edges and corners belong to every face that has them
       if ((E * l - rel).norm() > 1e-7 * size || l[0] < -tol || l[1] < -tol || l[0] + l[1] > 1 + tol) continue;
-      out.push_back({b, l[0], l[1]});
-      found = true;
-      break;
+      hits.push_back({b, l[0], l[1]});
     }
-    if (!found)
+    if (hits.empty())
       throw InputError(fmt::format("{}: point {} ({:.6g}, {:.6g}, {:.6g}) is not on the wall '{}'; a wall probe must lie on "
                                    "that group's faces (edges and corners included)",
                                    probe.where, i, x[0], x[1], x[2], probe.wall));
+    out.push_back(std::move(hits));
   }
   return out;
 }
@@ -235,12 +234,17 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
       const auto located = locate_wall_probe(probe, disc, walls);
       for (int i = 0; i < probe.points; ++i) {
         const auto [x, d] = point(i);
-        const auto& wp = located[static_cast<std::size_t>(i)];
-        const int f = static_cast<int>(walls.element_face(wp.face) % 4);
-        const auto P = disc.ref.face_interpolation_matrix(f, {{wp.l1, wp.l2}});
-        const Eigen::Map<const Eigen::VectorXd> qin(r.q_in.data() + wp.face * nfp, static_cast<Eigen::Index>(nfp));
-        const Eigen::Map<const Eigen::VectorXd> qnet(fields.q_net.data() + wp.face * nfp, static_cast<Eigen::Index>(nfp));
-        text += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g},{:.12g},{:.12g}\n", x[0], x[1], x[2], d, (P * qin)(0), (P * qnet)(0));
+        double q_in = 0, q_net = 0;
+        const auto& hits = located[static_cast<std::size_t>(i)];
+        for (const auto& wp : hits) {
+          const int f = static_cast<int>(walls.element_face(wp.face) % 4);
+          const auto P = disc.ref.face_interpolation_matrix(f, {{wp.l1, wp.l2}});
+          const Eigen::Map<const Eigen::VectorXd> qin(r.q_in.data() + wp.face * nfp, static_cast<Eigen::Index>(nfp));
+          const Eigen::Map<const Eigen::VectorXd> qnet(fields.q_net.data() + wp.face * nfp, static_cast<Eigen::Index>(nfp));
+          q_in += (P * qin)(0) / static_cast<double>(hits.size());
+          q_net += (P * qnet)(0) / static_cast<double>(hits.size());
+        }
+        text += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g},{:.12g},{:.12g}\n", x[0], x[1], x[2], d, q_in, q_net);
       }
     }
     io::write_text_atomically(dir / "probes" / (probe.name + ".csv"), text);

@@ -42,13 +42,16 @@ nlohmann::json energy_balance(const transport::Discretization& disc, const probl
 // quadrature.csv: sx,sy,sz,w (the set actually solved).
 void write_quadrature_csv(const std::filesystem::path& file, const angular::Quadrature& quad);
 
-// A wall probe's points located on its group's boundary faces: face index b (Walls order) and
-// the face barycentrics (l1, l2). A point off the group is an InputError naming probe and point.
+// A wall probe's points located on its group's boundary faces: every face containing the point, as face
+// index b (Walls order) and face barycentrics (l1, l2). The wall fluxes are DG traces, discontinuous
+// across face edges: a point on an edge or corner shared by several faces of the group gets the mean
+// of their values, so that the result does not depend on which face is found first. A point off the
+// group is an InputError naming probe and point.
 struct WallPoint {
   std::size_t face;
   double l1, l2;
 };
-std::vector<WallPoint> locate_wall_probe(const io::ProbeSpec& probe, const transport::Discretization& disc,
+std::vector<std::vector<WallPoint>> locate_wall_probe(const io::ProbeSpec& probe, const transport::Discretization& disc,
                                          const problem::Walls& walls);
 
 // probes/<name>.csv: volume probes `x,y,z,distance,G,qx,qy,qz,divq,divq_from_q`; wall probes
