@@ -41,9 +41,19 @@ void add_state_options(CLI::App* c, StateOptions& o, const std::string& default_
   c->add_flag("--json", o.json, "print JSON instead of text");
 }
 
-// The --model-option list plus par_files from --par (single-quoted YAML scalars).
+bool has_option(const std::vector<std::string>& kv, const std::string& key) {
+  for (const auto& e : kv)
+    if (e.rfind(key + "=", 0) == 0) return true;
+  return false;
+}
+
+// The --model-option list plus par_files from --par (single-quoted YAML scalars). The gray model has no
+// property data of its own: its kappa must be given (a silent default would answer for a gas nobody asked about).
 std::vector<std::string> model_options(const StateOptions& o) {
   auto kv = o.model_options;
+  if (o.model == "gray" && !has_option(kv, "kappa"))
+    throw InputError("--model gray needs its absorption coefficient: add --model-option kappa=VALUE (1/m; a number or an "
+                     "expression of T, P, x_h2o, x_co2, x_co), or use --model planck-mean for the RADCAL Planck-mean kappa of the mixture");
   if (!o.par.empty()) {
     for (const auto& e : kv)
       if (e.rfind("par_files=", 0) == 0)
@@ -57,12 +67,6 @@ std::vector<std::string> model_options(const StateOptions& o) {
     kv.push_back(list + "]");
   }
   return kv;
-}
-
-bool has_option(const std::vector<std::string>& kv, const std::string& key) {
-  for (const auto& e : kv)
-    if (e.rfind(key + "=", 0) == 0) return true;
-  return false;
 }
 
 void check_state(const StateOptions& o) {

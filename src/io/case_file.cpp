@@ -54,8 +54,21 @@ T scalar(const Ctx& c, const YAML::Node& node, const std::string& path, const ch
   }
 }
 
+// A number, or a constant expression ("1/sqrt(3)", "2*pi"): users type both.
 double number(const Ctx& c, const YAML::Node& node, const std::string& path) {
-  return scalar<double>(c, node, path, "a number");
+  if (!node.IsScalar()) c.fail(path, node, "expected a number");
+  try {
+    return node.as<double>();
+  } catch (const YAML::Exception&) {
+  }
+  double v = 0;
+  try {
+    const Expression e(node.Scalar(), {}, c.where(path, node));
+    v = e(std::span<const double>());
+  } catch (const InputError&) {
+    c.fail(path, node, fmt::format("expected a number or a constant expression such as 1/sqrt(3), got \"{}\"", node.Scalar()));
+  }
+  return v;
 }
 
 Vec3 vec3(const Ctx& c, const YAML::Node& node, const std::string& path) {
@@ -438,10 +451,11 @@ CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& f
     auto d = vec3(c, dirs[i], p);
     const double norm = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     if (!(norm > 1e-8)) c.fail(p, dirs[i], "direction has zero length");
-    if (std::abs(norm - 1.0) > 1e-12) {
+    // Rounded unit vectors (9 digits, 1/sqrt(3) typed as 0.57735) are normalised silently; a length off by
+    // more than 1e-6 is probably not meant as a unit vector, so say so.
+    if (std::abs(norm - 1.0) > 1e-6)
       cs.warnings.push_back(fmt::format("{}: length {:.15g} normalised to 1", c.where(p, dirs[i]), norm));
-      for (auto& v : d) v /= norm;
-    }
+    for (auto& v : d) v /= norm;
     cs.directions.push_back(d);
   }
   cs.media = parse_media(c, root["media"]);

@@ -27,6 +27,8 @@ expect mesh-info-geo-needs-size 1 'needs --size' -- "$dgrte" mesh-info "$src/val
 # gas properties and the exact slab solver through the same executable
 par="$src/gasdata/lbl/hitran_fragments/hitran_co_3iso_2000_2300cm.par"
 expect gas-emissivity 0 '"emissivity": 0\.3[01]' -- "$dgrte" gas emissivity --model rcslw --T 1000 --xh2o 0.2 --xco2 0.1 --L 1 --json
+expect gas-gray-needs-kappa 1 'model gray needs its absorption coefficient.*kappa=' -- "$dgrte" gas emissivity --model gray --T 1000 --L 1
+expect gas-gray-kappa 0 'total emissivity 0\.393469' -- "$dgrte" gas emissivity --model gray --model-option kappa=0.5 --T 1000 --L 1
 expect gas-fractions-above-one 1 'x_h2o.*x_co2|sum' -- "$dgrte" gas emissivity --model wsgg --T 1000 --xh2o 0.7 --xco2 0.5 --L 1
 expect gas-lbl-kdistribution 0 'lbl-kdistribution-25cm-g16' -- "$dgrte" gas emissivity --model lbl --par "$par" \
   --model-option nu_min=2025 --model-option nu_max=2275 --model-option reduction=kdistribution --T 1500 --xco 0.1 --L 1 --json
