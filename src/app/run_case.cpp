@@ -81,6 +81,10 @@ nlohmann::json summary_header(const Setup& s) {
 
 void finish(Setup& s, nlohmann::json& summary, double setup_seconds, double solve_seconds, Clock::time_point t_out) {
   const auto& dir = s.cs.output.directory;
+  for (const auto& option : transport::unused_petsc_options())
+    s.warnings.push_back(fmt::format("PETSc option {} was not used by any solver of this run (misspelled, or for a solver "
+                                     "this case does not use; `dgrte run CASE -help` lists the options)",
+                                     option));
   for (std::size_t i = s.printed; i < s.warnings.size(); ++i) std::cerr << "warning: " << s.warnings[i] << "\n";
   summary["timing"] = {{"setup_seconds", setup_seconds}, {"solve_seconds", solve_seconds},
                        {"output_seconds", seconds_since(t_out)}, {"total_seconds", seconds_since(s.start)}};
@@ -206,15 +210,21 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
     for (const auto& probe : cs.output.probes) {
       if (!probe.wall.empty())
         throw InputError(fmt::format("{}: wall probes need an angular run (wall fluxes are moments over a quadrature)", probe.where));
-      std::string text = "x,y,z";
+      // Units and the direction of each I_d column in a comment line, then the header.
+      std::string text = "# x, y, z, distance along the line [m]; I_d: intensity [W/(m^2 sr)] along direction d:";
+      for (std::size_t d = 0; d < solutions.size(); ++d)
+        text += fmt::format(" I_{} = ({:.6g}, {:.6g}, {:.6g})", d, cs.directions[d][0], cs.directions[d][1], cs.directions[d][2]);
+      text += "\nx,y,z,distance";
       for (std::size_t d = 0; d < solutions.size(); ++d) text += fmt::format(",I_{}", d);
       text += "\n";
+      const double length = std::sqrt(std::pow(probe.to[0] - probe.from[0], 2) + std::pow(probe.to[1] - probe.from[1], 2) +
+                                      std::pow(probe.to[2] - probe.from[2], 2));
       int outside = 0;
       for (int i = 0; i < probe.points; ++i) {
         const double t = probe.points > 1 ? static_cast<double>(i) / (probe.points - 1) : 0.0;
         const transport::Vec3 x{probe.from[0] + t * (probe.to[0] - probe.from[0]), probe.from[1] + t * (probe.to[1] - probe.from[1]),
                                 probe.from[2] + t * (probe.to[2] - probe.from[2])};
-        text += fmt::format("{:.10g},{:.10g},{:.10g}", x[0], x[1], x[2]);
+        text += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g}", x[0], x[1], x[2], t * length);
         const auto loc = locator.locate(x);
         if (!loc) ++outside;
         for (const auto& u : solutions) text += loc ? fmt::format(",{:.12g}", locator.evaluate(*loc, u)) : std::string(",nan");
@@ -374,6 +384,7 @@ nlohmann::json run_case(const RunOptions& opt) {
   s.warnings = s.cs.warnings;
   for (const auto& w : s.warnings) std::cerr << "warning: " << w << "\n";
   s.printed = s.warnings.size();
+  io::check_mesh_file_exists(s.cs.mesh);
   s.mesh = s.cs.mesh.file.empty() ? mesh::mesh_geo(s.cs.mesh.geo, s.cs.mesh.size) : mesh::read_mesh(s.cs.mesh.file);
   s.disc = transport::make_discretization(s.mesh, s.cs.order);
   return s.cs.angular ? run_angular(s, opt) : run_directions(s, opt);

@@ -101,21 +101,21 @@ SlabCase parse_slab_case(const YAML::Node& root, const std::string& file) {
   auto s = top.sub("slab");
   if (!top.has("slab")) throw InputError(fmt::format("{}: the case needs a 'slab:' section", file));
   c.length = s.get_double("length", 1.0);
-  if (!(c.length > 0)) throw InputError(fmt::format("{}: slab.length = {} must be positive (m)", file, c.length));
+  if (!(c.length > 0)) throw InputError(fmt::format("{} = {} must be positive (m)", s.where("length"), c.length));
   c.points = s.get_int("points", 401);
-  if (c.points < 3) throw InputError(fmt::format("{}: slab.points = {} must be >= 3", file, c.points));
+  if (c.points < 3) throw InputError(fmt::format("{} = {} must be >= 3", s.where("points"), c.points));
   c.pressure = s.get_double("pressure", 1.0);
-  if (!(c.pressure > 0)) throw InputError(fmt::format("{}: slab.pressure = {} must be positive (atm)", file, c.pressure));
+  if (!(c.pressure > 0)) throw InputError(fmt::format("{} = {} must be positive (atm)", s.where("pressure"), c.pressure));
   c.temperature = s.get_scalar_text("temperature", "");
   if (c.temperature.empty()) throw InputError(fmt::format("{}: slab.temperature is required (K, expression of x in m)", file));
   c.x_h2o = s.get_scalar_text("x_h2o", "0");
   c.x_co2 = s.get_scalar_text("x_co2", "0");
   c.x_co = s.get_scalar_text("x_co", "0");
   c.refine = s.get_int("refine", 4);
-  if (c.refine < 1 || c.refine > 64) throw InputError(fmt::format("{}: slab.refine = {} must be in 1..64", file, c.refine));
+  if (c.refine < 1 || c.refine > 64) throw InputError(fmt::format("{} = {} must be in 1..64", s.where("refine"), c.refine));
   c.angles_per_panel = s.get_int("angles_per_panel", 6);
   if (c.angles_per_panel < 1 || c.angles_per_panel > 32)
-    throw InputError(fmt::format("{}: slab.angles_per_panel = {} must be in 1..32", file, c.angles_per_panel));
+    throw InputError(fmt::format("{} = {} must be in 1..32", s.where("angles_per_panel"), c.angles_per_panel));
   auto walls = s.sub("walls");
   for (const char* side : {"left", "right"}) {
     auto w = walls.sub(side);
@@ -123,26 +123,25 @@ SlabCase parse_slab_case(const YAML::Node& root, const std::string& file) {
     wall.temperature = w.get_double("temperature", 0.0);
     wall.emissivity = w.get_double("emissivity", 1.0);
     if (!(wall.temperature >= 0))
-      throw InputError(fmt::format("{}: {} = {} must be >= 0 K", file, w.key_path("temperature"), wall.temperature));
+      throw InputError(fmt::format("{} = {} must be >= 0 K", w.where("temperature"), wall.temperature));
     if (!(wall.emissivity > 0 && wall.emissivity <= 1))
-      throw InputError(fmt::format("{}: {} = {} must be in (0, 1]", file, w.key_path("emissivity"), wall.emissivity));
+      throw InputError(fmt::format("{} = {} must be in (0, 1]", w.where("emissivity"), wall.emissivity));
     w.finish();
   }
   walls.finish();
   s.finish();
   if (top.has("model") && !top.node()["model"].IsMap())
     throw InputError(fmt::format("{}: model: expected a mapping (e.g. model: {{type: snbck}})", file));
-  c.model = top.has("model") ? YAML::Clone(top.node()["model"]) : YAML::Node(YAML::NodeType::Map);
+  c.model = top.has("model") ? top.node()["model"] : YAML::Node(YAML::NodeType::Map);  // not a Clone: keeps the line marks
   top.allow("model");
   auto out = top.sub("output");
   c.output_directory = out.get_string("directory", "out");
   out.finish();
   c.gasdata = top.get_string("gasdata", "");
   top.finish();
-  // compile the expressions now so that errors surface before any work
-  for (auto [key, text] : {std::pair{"slab.temperature", &c.temperature}, {"slab.x_h2o", &c.x_h2o}, {"slab.x_co2", &c.x_co2},
-                           {"slab.x_co", &c.x_co}})
-    Expression(*text, {"x", "L"}, fmt::format("{}: {}", file, key));
+  // compile the expressions now so that errors surface before any work (naming the key's line)
+  for (auto [key, text] : {std::pair{"temperature", &c.temperature}, {"x_h2o", &c.x_h2o}, {"x_co2", &c.x_co2}, {"x_co", &c.x_co}})
+    Expression(*text, {"x", "L"}, s.where(key));
   return c;
 }
 

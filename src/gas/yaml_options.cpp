@@ -16,6 +16,15 @@ YamlMap::YamlMap(const YAML::Node& node, std::string path, std::string file)
 
 bool YamlMap::has(const std::string& key) const { return node_ && node_.IsMap() && node_[key]; }
 
+std::string YamlMap::where(const std::string& key) const {
+  std::string s = (file_.empty() ? "" : file_ + ": ") + key_path(key);
+  if (has(key)) {
+    const auto mark = node_[key].Mark();
+    if (mark.line >= 0) s += fmt::format(" (line {})", mark.line + 1);
+  }
+  return s;
+}
+
 void YamlMap::type_error(const std::string& key, const std::string& expected) const {
   const auto n = node_[key];
   throw InputError(fmt::format("{}{} (line {}): expected {}", file_.empty() ? "" : file_ + ": ", key_path(key),

@@ -32,6 +32,8 @@ class YamlMap {
 
   const std::string& path() const { return path_; }
   std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  // "file: path.key (line N)" for messages (the line of the key's value where the key is present).
+  std::string where(const std::string& key) const;
   const YAML::Node& node() const { return node_; }
 
  private:

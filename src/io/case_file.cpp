@@ -28,6 +28,13 @@ struct Ctx {
   }
 };
 
+// The key node of `key` in a map (its Mark is the key's line), or `map` itself if absent.
+YAML::Node key_node(const YAML::Node& map, const std::string& key) {
+  for (const auto& kv : map)
+    if (kv.first.as<std::string>() == key) return kv.first;
+  return map;
+}
+
 std::string join(const std::set<std::string>& s) {
   std::string out;
   for (const auto& k : s) out += (out.empty() ? "" : ", ") + k;
@@ -86,10 +93,14 @@ MeshSpec parse_mesh(const Ctx& c, const YAML::Node& n, const std::filesystem::pa
   MeshSpec m;
   if (n["file"] && n["geo"]) c.fail("mesh", n, "give either 'file' (a .msh) or 'geo' (a .geo with 'size'), not both");
   if (n["file"]) {
-    m.file = base / scalar<std::string>(c, n["file"], "mesh.file", "a file name");
+    m.as_written = scalar<std::string>(c, n["file"], "mesh.file", "a file name");
+    m.file = base / m.as_written;
+    m.where = c.where("mesh.file", n["file"]);
     if (n["size"]) c.fail("mesh.size", n["size"], "'size' applies to 'geo' only");
   } else if (n["geo"]) {
-    m.geo = base / scalar<std::string>(c, n["geo"], "mesh.geo", "a file name");
+    m.as_written = scalar<std::string>(c, n["geo"], "mesh.geo", "a file name");
+    m.geo = base / m.as_written;
+    m.where = c.where("mesh.geo", n["geo"]);
     if (!n["size"]) c.fail("mesh", n, "'geo' needs 'size' (target element size in metres)");
     m.size = number(c, n["size"], "mesh.size");
     if (!(m.size > 0)) c.fail("mesh.size", n["size"], "must be positive");
@@ -415,6 +426,17 @@ const char* to_string(Preconditioner p) {
   return "?";
 }
 
+void check_mesh_file_exists(const MeshSpec& m) {
+  const auto& path = m.file.empty() ? m.geo : m.file;
+  std::error_code ec;
+  if (path.empty() || std::filesystem::exists(path, ec)) return;
+  const auto absolute = std::filesystem::absolute(path, ec);
+  const bool relative = std::filesystem::path(m.as_written).is_relative();
+  throw InputError(fmt::format("{}: the mesh file '{}' does not exist (looked for {}{}); check the name, or give an absolute path",
+                               m.where, m.as_written, absolute.lexically_normal().string(),
+                               relative ? "; relative paths are taken from the case file's folder" : ""));
+}
+
 CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& file) {
   const Ctx c{file.string()};
   YAML::Node root;
@@ -445,7 +467,8 @@ CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& f
   }
   if (root["angular"]) cs.angular = parse_angular(c, root["angular"], base);
   const auto& dirs = root["directions"];
-  if (dirs && (!dirs.IsSequence() || dirs.size() == 0)) c.fail("directions", dirs, "expected a non-empty list of [sx, sy, sz]");
+  if (dirs && (!dirs.IsSequence() || dirs.size() == 0))  // an empty value's mark is the next token: name the key's line
+    c.fail("directions", dirs.IsNull() ? key_node(root, "directions") : dirs, "expected a non-empty list of [sx, sy, sz]");
   for (std::size_t i = 0; dirs && i < dirs.size(); ++i) {
     const std::string p = fmt::format("directions[{}]", i);
     auto d = vec3(c, dirs[i], p);

@@ -17,7 +17,14 @@ struct MeshSpec {
   std::filesystem::path file;  // .msh (resolved against the case file's folder)
   std::filesystem::path geo;   // or .geo meshed with `size`
   double size = 0;
+  std::string where;           // "case.yaml: mesh.file (line 2)", for messages about the file
+  std::string as_written;      // the path as the case file gives it
 };
+
+// InputError naming the key, the case file and its line, the path as written and where it was looked
+// for, if the mesh (or .geo) file of a case does not exist. Relative paths are taken from the case
+// file's folder.
+void check_mesh_file_exists(const MeshSpec& m);
 
 // Variables of the expressions: medium and exact use (x, y, z, sx, sy, sz); boundary intensity too.
 inline const std::vector<std::string> kSpaceVars{"x", "y", "z"};

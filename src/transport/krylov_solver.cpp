@@ -81,6 +81,24 @@ PetscSession::PetscSession(int* argc, char*** argv) {
 }
 PetscSession::~PetscSession() { PetscFinalize(); }
 
+std::vector<std::string> unused_petsc_options() {
+  std::vector<std::string> out;
+  PetscBool initialised = PETSC_FALSE;
+  if (PetscInitialized(&initialised) || !initialised) return out;
+  PetscInt n = 0;
+  char** names = nullptr;
+  char** values = nullptr;
+  if (PetscOptionsLeftGet(nullptr, &n, &names, &values)) return out;
+  for (PetscInt i = 0; i < n; ++i) {
+    std::string option = "-";
+    option.append(names[i]);
+    if (values[i]) option.append(" ").append(values[i]);
+    out.push_back(std::move(option));
+  }
+  PetscOptionsLeftRestore(nullptr, &n, &names, &values);
+  return out;
+}
+
 KrylovResult solve_bicgstab(backend::TransportBackend& op, std::span<const double> b, std::span<double> x,
                             const KrylovOptions& opt) {
   const auto start = std::chrono::steady_clock::now();

@@ -6,6 +6,7 @@
 
 #include <span>
 #include <string>
+#include <vector>
 
 namespace dgrte::transport {
 
@@ -17,6 +18,10 @@ class PetscSession {
   PetscSession(const PetscSession&) = delete;
   PetscSession& operator=(const PetscSession&) = delete;
 };
+
+// Command-line PETSc options that no PETSc object has queried so far ("-ksp_rtoll 1e-6": a typo runs
+// silently otherwise), as "-name value" strings. Empty before PetscInitialize.
+std::vector<std::string> unused_petsc_options();
 
 struct KrylovOptions {
   double rtol = 1e-10;

@@ -58,9 +58,12 @@ TEST(RunCase, WritesOutputsAndSummary) {
   EXPECT_EQ(s["mesh"]["surface_groups"].size(), 6u);
   // Probe CSV: header, one row per point, the point outside the mesh as nan (with a warning).
   std::ifstream csv(out / "probes" / "line.csv");
-  std::string header, line;
+  std::string comment, header, line;
+  std::getline(csv, comment);
+  EXPECT_EQ(comment.rfind("# x, y, z, distance along the line [m]; I_d: intensity [W/(m^2 sr)]", 0), 0u) << comment;
+  EXPECT_NE(comment.find("I_1 = ("), std::string::npos) << comment;
   std::getline(csv, header);
-  EXPECT_EQ(header, "x,y,z,I_0,I_1");
+  EXPECT_EQ(header, "x,y,z,distance,I_0,I_1");
   int rows = 0;
   std::string last;
   while (std::getline(csv, line)) ++rows, last = line;

@@ -93,6 +93,16 @@ TEST(CaseFile, DirectionsAcceptExpressionsAndRoundedUnitVectors) {
   }
 }
 
+TEST(CaseFile, EmptyDirectionsNameTheirOwnLine) {
+  try {
+    parse_case("mesh: {file: cube.msh}\ndirections:\nmedia: {\"*\": {kappa: \"1\", Ib: \"1\"}}\nboundaries: {\"*\": {type: black}}\n",
+               "case.yaml");
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("directions (line 2)"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CaseFile, PiAndSigmaAreDefined) {
   Expression e("pi + sigma*1e8", kSpaceVars, "test");
   EXPECT_NEAR(e(std::array<double, 3>{0, 0, 0}), 3.14159265358979 + 5.670374419, 1e-9);
