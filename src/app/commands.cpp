@@ -62,7 +62,10 @@ void add_mesh_info_command(CLI::App& app) {
   info->callback([file, size, json] {
     const bool geo = std::filesystem::path(*file).extension() == ".geo";
     if (geo && !(*size > 0)) throw InputError(fmt::format("{}: a .geo file needs --size (target element size in metres)", *file));
-    const auto mesh = geo ? mesh::mesh_geo(*file, *size) : mesh::read_mesh(*file);
+    // Describe meshes the solver would refuse (boundary faces in no Physical Surface): that is what users need it for.
+    const auto mesh = geo ? mesh::mesh_geo(*file, *size, mesh::BoundaryLabels::optional)
+                          : mesh::read_mesh(*file, mesh::BoundaryLabels::optional);
+    const auto unlabelled = mesh::unlabelled_boundary_faces(mesh);
     const auto q = mesh::mesh_quality(mesh);
     auto groups = [](const std::vector<mesh::PhysicalGroup>& gs) {
       nlohmann::json a = nlohmann::json::array();
@@ -87,7 +90,16 @@ void add_mesh_info_command(CLI::App& app) {
                      {"dihedral_angle_deg", {{"min", q.min_dihedral_deg}, {"max", q.max_dihedral_deg}}},
                      {"faces", {{"boundary", q.boundary_faces}, {"interior", q.interior_faces}}}};
     for (std::size_t i = 0; i < per_volume.size(); ++i) j["volume_groups"][i]["elements"] = per_volume[i];
-    for (std::size_t i = 0; i < per_surface.size(); ++i) j["surface_groups"][i]["faces"] = per_surface[i];
+    for (std::size_t i = 0; i < per_surface.size(); ++i) {
+      j["surface_groups"][i]["faces"] = per_surface[i];
+      j["surface_groups"][i]["interior_faces"] = mesh.interior_tagged_faces[i];
+    }
+    j["unlabelled_boundary_faces"] = unlabelled.count;
+    if (unlabelled.count > 0) {
+      const auto& c = unlabelled.first_centroid;
+      j["first_unlabelled_face"] = {c[0], c[1], c[2]};
+    }
+    j["solver_ready"] = unlabelled.count == 0;
     if (*json) {
       std::cout << j.dump(2) << "\n";
       return;
@@ -99,8 +111,19 @@ void add_mesh_info_command(CLI::App& app) {
       std::cout << fmt::format("  {:<20} tag {:<4} {} tets\n", mesh.volume_groups[i].name, mesh.volume_groups[i].tag, per_volume[i]);
     std::cout << "surface groups:\n";
     for (std::size_t i = 0; i < mesh.surface_groups.size(); ++i)
-      std::cout << fmt::format("  {:<20} tag {:<4} {} boundary faces\n", mesh.surface_groups[i].name, mesh.surface_groups[i].tag,
-                               per_surface[i]);
+      std::cout << fmt::format("  {:<20} tag {:<4} {} boundary faces{}\n", mesh.surface_groups[i].name, mesh.surface_groups[i].tag,
+                               per_surface[i],
+                               mesh.interior_tagged_faces[i] == 0
+                                   ? std::string()
+                                   : fmt::format(", and {} interior faces (first at ({:.6g}, {:.6g}, {:.6g})) that no boundary "
+                                                 "condition uses",
+                                                 mesh.interior_tagged_faces[i], mesh.first_interior_tagged[i][0],
+                                                 mesh.first_interior_tagged[i][1], mesh.first_interior_tagged[i][2]));
+    if (unlabelled.count > 0)
+      std::cout << fmt::format("  (none)               {} boundary faces in no Physical Surface, first at ({:.6g}, {:.6g}, {:.6g}); "
+                               "`dgrte run` requires every boundary face in a Physical Surface: add one that contains them\n",
+                               unlabelled.count, unlabelled.first_centroid[0], unlabelled.first_centroid[1],
+                               unlabelled.first_centroid[2]);
     std::cout << fmt::format("faces: {} boundary, {} interior\n", q.boundary_faces, q.interior_faces);
     std::cout << fmt::format("element volume: min {:.4g}, max {:.4g} m^3; edge length: min {:.4g}, max {:.4g} m\n", q.min_volume,
                              q.max_volume, q.min_edge, q.max_edge);

@@ -386,6 +386,16 @@ nlohmann::json run_case(const RunOptions& opt) {
   s.printed = s.warnings.size();
   io::check_mesh_file_exists(s.cs.mesh);
   s.mesh = s.cs.mesh.file.empty() ? mesh::mesh_geo(s.cs.mesh.geo, s.cs.mesh.size) : mesh::read_mesh(s.cs.mesh.file);
+  for (std::size_t g = 0; g < s.mesh.surface_groups.size(); ++g)
+    if (s.mesh.interior_tagged_faces[g] > 0) {
+      const auto& c = s.mesh.first_interior_tagged[g];
+      const auto& group = s.mesh.surface_groups[g];
+      s.warnings.push_back(fmt::format(
+          "{}: Physical Surface '{}' contains {} interior faces (first at ({:.6g}, {:.6g}, {:.6g})); they are not walls and "
+          "get no boundary condition (in a .geo, CombinedBoundary{{}} rather than Boundary{{}} gives only the outer surface)",
+          s.mesh.source, group.name.empty() ? fmt::format("#{}", group.tag) : group.name, s.mesh.interior_tagged_faces[g], c[0], c[1],
+          c[2]));
+    }
   s.disc = transport::make_discretization(s.mesh, s.cs.order);
   return s.cs.angular ? run_angular(s, opt) : run_directions(s, opt);
 }

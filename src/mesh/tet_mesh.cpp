@@ -231,7 +231,7 @@ std::string element_type_name(int type) {
 
 // ---------------------------------------------------------------------------------------------
 // Extraction of the current Gmsh model into a TetMesh, then validation and connectivity.
-TetMesh extract_model(GmshSession& session, const fs::path& file) {
+TetMesh extract_model(GmshSession& session, const fs::path& file, BoundaryLabels labels) {
   TetMesh mesh;
   mesh.source = file.string();
   const std::string src = mesh.source;
@@ -427,19 +427,12 @@ TetMesh extract_model(GmshSession& session, const fs::path& file) {
   build_connectivity(mesh, triangles);
 
   // Every boundary face must carry a surface group (the boundary condition is chosen by group).
-  std::size_t unlabelled = 0, first_e = 0;
-  int first_f = 0;
-  for (std::size_t e = 0; e < mesh.tets.size(); ++e)
-    for (int f = 0; f < 4; ++f)
-      if (mesh.neighbour[e][f] < 0 && mesh.boundary_group[e][f] < 0 && unlabelled++ == 0) {
-        first_e = e;
-        first_f = f;
-      }
-  if (unlabelled > 0)
+  const auto unlabelled = unlabelled_boundary_faces(mesh);
+  if (unlabelled.count > 0 && labels == BoundaryLabels::required)
     throw InputError(fmt::format(
         "{}: {} boundary face(s) are in no surface physical group, e.g. the face at {} of element {}; every boundary "
-        "face needs a boundary condition: add a Physical Surface containing it",
-        src, unlabelled, fmt_point(face_centroid(mesh, first_e, first_f)), element_tag(mesh, first_e)));
+        "face needs a boundary condition: add a Physical Surface containing it (`dgrte mesh-info` shows where they are)",
+        src, unlabelled.count, fmt_point(unlabelled.first_centroid), element_tag(mesh, unlabelled.first_element)));
   return mesh;
 }
 
@@ -454,16 +447,16 @@ int parity(const std::array<int, 4>& p) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-TetMesh read_mesh(const std::filesystem::path& file) {
+TetMesh read_mesh(const std::filesystem::path& file, BoundaryLabels labels) {
   check_readable(file, "mesh");
   check_msh_complete(file);
   GmshSession session(file);
   session.call("read the mesh", "check that it is a complete Gmsh .msh file (format 2.2 or 4.1)",
                [&] { gmsh::open(file.string()); });
-  return extract_model(session, file);
+  return extract_model(session, file, labels);
 }
 
-TetMesh mesh_geo(const std::filesystem::path& geo_file, double size) {
+TetMesh mesh_geo(const std::filesystem::path& geo_file, double size, BoundaryLabels labels) {
   if (!(size > 0) || !std::isfinite(size))
     throw InputError(fmt::format("{}: mesh size {} is not a positive length; give the target element size in metres",
                                  geo_file.string(), size));
@@ -483,7 +476,18 @@ TetMesh mesh_geo(const std::filesystem::path& geo_file, double size) {
   session.call(fmt::format("mesh the geometry in 3-D with size {}", size),
                "check that the geometry has closed volumes (Surface Loop / Volume) and try another size",
                [&] { gmsh::model::mesh::generate(3); });
-  return extract_model(session, geo_file);
+  return extract_model(session, geo_file, labels);
+}
+
+UnlabelledFaces unlabelled_boundary_faces(const TetMesh& mesh) {
+  UnlabelledFaces u;
+  for (std::size_t e = 0; e < mesh.tets.size(); ++e)
+    for (int f = 0; f < 4; ++f)
+      if (mesh.neighbour[e][f] < 0 && mesh.boundary_group[e][f] < 0 && u.count++ == 0) {
+        u.first_centroid = face_centroid(mesh, e, f);
+        u.first_element = e;
+      }
+  return u;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -537,6 +541,9 @@ void build_connectivity(TetMesh& mesh, const std::vector<std::vector<std::array<
   mesh.neighbour.assign(ne, {-1, -1, -1, -1});
   mesh.neighbour_face.assign(ne, {-1, -1, -1, -1});
   mesh.boundary_group.assign(ne, {-1, -1, -1, -1});
+  const std::size_t groups = std::max(mesh.surface_groups.size(), boundary_triangles.size());
+  mesh.interior_tagged_faces.assign(groups, 0);
+  mesh.first_interior_tagged.assign(groups, Vec3{});
   auto less = [](const FaceRec& x, const FaceRec& y) { return x.b != y.b ? x.b < y.b : x.c < y.c; };
   for (std::size_t v = 0; v < nv; ++v) {
     const auto first = faces.begin() + start[v], last = faces.begin() + start[v + 1];
@@ -593,7 +600,10 @@ void build_connectivity(TetMesh& mesh, const std::vector<std::vector<std::array<
       const auto it = std::lower_bound(first, last, key, less);
       if (it == last || it->b != t[1] || it->c != t[2]) continue;
       const int e = it->id / 4, f = it->id % 4;
-      if (mesh.neighbour[e][f] >= 0) continue;  // interior face
+      if (mesh.neighbour[e][f] >= 0) {  // interior face: no boundary condition; counted for the warning
+        if (mesh.interior_tagged_faces[g]++ == 0) mesh.first_interior_tagged[g] = face_centroid(mesh, static_cast<std::size_t>(e), f);
+        continue;
+      }
       int& bg = mesh.boundary_group[e][f];
       if (bg >= 0 && bg != static_cast<int>(g))
         throw InputError(

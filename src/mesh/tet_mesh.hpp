@@ -38,16 +38,33 @@ struct TetMesh {
   std::vector<std::array<int, 4>> neighbour;
   std::vector<std::array<int, 4>> neighbour_face;
   std::vector<std::array<int, 4>> boundary_group;
+  // Per surface group: how many of its triangles are interior faces (a .geo using Boundary{} where it
+  // meant CombinedBoundary{}, or an internal surface), which boundary conditions ignore, and the
+  // centroid of the first one.
+  std::vector<std::size_t> interior_tagged_faces;
+  std::vector<Vec3> first_interior_tagged;
 
   std::size_t num_elements() const { return tets.size(); }
 };
 
+// Boundary faces in no surface group: their count and the first one's centroid and element.
+struct UnlabelledFaces {
+  std::size_t count = 0;
+  Vec3 first_centroid{};
+  std::size_t first_element = 0;
+};
+UnlabelledFaces unlabelled_boundary_faces(const TetMesh& mesh);
+
+// Whether read_mesh/mesh_geo reject boundary faces in no surface group (the solver needs a boundary
+// condition on each) or keep them (`dgrte mesh-info`, which describes such meshes).
+enum class BoundaryLabels { required, optional };
+
 // Reads a Gmsh .msh (2.2 or 4.1) file through the Gmsh SDK, validates it and builds connectivity.
 // Throws dgrte::InputError naming the file and the offending entity on any problem.
-TetMesh read_mesh(const std::filesystem::path& file);
+TetMesh read_mesh(const std::filesystem::path& file, BoundaryLabels labels = BoundaryLabels::required);
 // Meshes a .geo file in 3-D through the Gmsh SDK with a target element size (m), then as read_mesh.
 // `size` sets Mesh.MeshSizeMax and alone controls the size (point sizes and curvature are ignored).
-TetMesh mesh_geo(const std::filesystem::path& geo_file, double size);
+TetMesh mesh_geo(const std::filesystem::path& geo_file, double size, BoundaryLabels labels = BoundaryLabels::required);
 // Both initialize and finalize Gmsh around the call (serialized by a process-wide mutex), so they
 // must not be called while the caller itself holds an initialized Gmsh API session.
 

@@ -29,6 +29,16 @@ expect petsc-unused-option 0 'warning: PETSc option -ksp_rtoll 1e-6 was not used
 expect petsc-unused-in-summary 0 'ksp_rtoll 1e-6 was not used' -- cat out_petsc2/summary.json
 expect mesh-info 0 'surface groups' -- "$dgrte" mesh-info "$src/validation/mms/cube.geo" --size 0.9
 expect mesh-info-geo-needs-size 1 'needs --size' -- "$dgrte" mesh-info "$src/validation/mms/cube.geo"
+# mesh-info describes a mesh whose boundary is partly unlabelled (the solver refuses it), and shows
+# interior faces tagged as walls (Boundary{} of two volumes includes their interface); run warns of them.
+printf 'SetFactory("OpenCASCADE");\nBox(1) = {0,0,0,1,1,1};\nPhysical Volume("gas") = {1};\nPhysical Surface("bottom") = {5};\n' > open.geo
+expect mesh-info-unlabelled 0 'boundary faces in no Physical Surface, first at .*requires every boundary face' -- "$dgrte" mesh-info open.geo --size 0.5
+printf 'mesh: {geo: open.geo, size: 0.5}\norder: 1\nangular: {quadrature: sn, order: 2}\nmedia: {"*": {kappa: "1", Ib: "1"}}\nboundaries: {"*": {type: black}}\noutput: {vtk: false}\n' > open.yaml
+expect run-unlabelled 1 'boundary face\(s\) are in no surface physical group.*mesh-info' -- "$dgrte" run open.yaml -o out_open -q
+printf 'SetFactory("OpenCASCADE");\nBox(1) = {0,0,0,1,1,1};\nBox(2) = {1,0,0,1,1,1};\nBooleanFragments{ Volume{1}; Delete; }{ Volume{2}; Delete; }\nPhysical Volume("flame") = {1};\nPhysical Volume("gas") = {2};\nPhysical Surface("walls") = Boundary{ Volume{1,2}; };\n' > two.geo
+expect mesh-info-interior-tagged 0 'walls .* boundary faces, and [0-9]+ interior faces \(first at \(1, ' -- "$dgrte" mesh-info two.geo --size 0.5
+printf 'mesh: {geo: two.geo, size: 0.5}\norder: 1\nangular: {quadrature: sn, order: 2}\nmedia: {"*": {kappa: "1", Ib: "1"}}\nboundaries: {"*": {type: black}}\noutput: {vtk: false}\n' > two.yaml
+expect run-interior-tagged 0 "warning: .*Physical Surface 'walls' contains [0-9]+ interior faces.*CombinedBoundary" -- "$dgrte" run two.yaml -o out_two -q
 # gas properties and the exact slab solver through the same executable
 par="$src/gasdata/lbl/hitran_fragments/hitran_co_3iso_2000_2300cm.par"
 expect gas-emissivity 0 '"emissivity": 0\.3[01]' -- "$dgrte" gas emissivity --model rcslw --T 1000 --xh2o 0.2 --xco2 0.1 --L 1 --json

@@ -87,6 +87,12 @@ TEST(ReadMesh, TwoTetsSparseNodeTagsAndUnusedNodes) {
   const auto q = mesh_quality(m);
   EXPECT_EQ(q.boundary_faces, 6u);
   EXPECT_EQ(q.interior_faces, 1u);
+  // The internal triangle 7 of group "wall" is counted (for the warning and mesh-info), at its centroid.
+  ASSERT_EQ(m.interior_tagged_faces.size(), 1u);
+  EXPECT_EQ(m.interior_tagged_faces[0], 1u);
+  EXPECT_NEAR(m.first_interior_tagged[0][0], 1.0 / 3.0, 1e-15);
+  EXPECT_NEAR(m.first_interior_tagged[0][1], 1.0 / 3.0, 1e-15);
+  EXPECT_NEAR(m.first_interior_tagged[0][2], 1.0 / 3.0, 1e-15);
 }
 
 TEST(ReadMesh, TetInNoVolumeGroupHasGroupMinusOne) {
@@ -204,6 +210,17 @@ TEST(ReadMeshErrors, UnlabelledBoundary) {
   const auto msg =
       expect_input_error([&] { read_mesh(file); }, {"open.msh", "1 boundary face", "Physical Surface", "element 10"});
   EXPECT_NE(msg.find("(0.333333, 0.333333, 0.333333)"), std::string::npos) << msg;
+}
+
+TEST(ReadMesh, UnlabelledBoundaryIsKeptWhenLabelsAreOptional) {
+  // mesh-info describes such a mesh instead of refusing it.
+  ScratchDir dir;
+  const auto file = dir.write("open.msh", msh22(kNames, kNodes, concat(kTetWalls, {"10 4 2 1 1 1 2 3 4"})));
+  const TetMesh m = read_mesh(file, BoundaryLabels::optional);
+  const auto u = unlabelled_boundary_faces(m);
+  EXPECT_EQ(u.count, 1u);
+  EXPECT_NEAR(u.first_centroid[0], 1.0 / 3.0, 1e-15);
+  EXPECT_EQ(u.first_element, 0u);
 }
 
 TEST(ReadMeshErrors, NoSurfaceGroupsAtAll) {
