@@ -90,6 +90,7 @@ TEST(RunCase, GroupNotInMeshIsAnError) {
   EXPECT_NE(msg.find("media.fuel"), std::string::npos) << msg;
   EXPECT_NE(msg.find("no volume physical group 'fuel'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("medium"), std::string::npos) << msg;  // lists what the mesh has
+  EXPECT_NE(msg.find("(line 6)"), std::string::npos) << msg;  // the line of the 'fuel' entry
 }
 
 TEST(RunCase, MeshGroupWithoutEntryIsAnError) {
@@ -100,7 +101,20 @@ TEST(RunCase, MeshGroupWithoutEntryIsAnError) {
 
 TEST(RunCase, NegativeKappaIsAnError) {
   const auto msg = error_of(base_case("\"*\": {kappa: \"x\", Ib: \"0\"}"));
-  EXPECT_NE(msg.find("media.*.kappa"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("media.*.kappa (line 5)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(" at ("), std::string::npos) << msg;  // where the value is negative
+}
+
+TEST(RunCase, NegativeTemperatureIsAnError) {
+  // Media and walls: key, line and a location; a run must not go on with exit 0.
+  const auto medium = error_of(base_case("\"*\": {kappa: \"1\", temperature: \"-5\"}"));
+  EXPECT_NE(medium.find("media.*.temperature (line 5)"), std::string::npos) << medium;
+  EXPECT_NE(medium.find(" at ("), std::string::npos) << medium;
+  const auto wall = error_of("mesh: {geo: " DGRTE_SOURCE_DIR "/validation/mms/cube.geo, size: 0.8}\norder: 1\n"
+                             "angular: {quadrature: sn, order: 2}\nmedia:\n  \"*\": {kappa: \"1\", Ib: \"1\"}\n"
+                             "boundaries:\n  \"*\": {type: black, temperature: \"300 - 400*x\"}\noutput: {vtk: false}\n");
+  EXPECT_NE(wall.find("boundaries.*.temperature (line 7)"), std::string::npos) << wall;
+  EXPECT_NE(wall.find("at ("), std::string::npos) << wall;
 }
 
 }  // namespace
