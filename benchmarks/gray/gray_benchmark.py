@@ -6,7 +6,9 @@ time of a gray solve, through `dgrte run` (reads summary.json; prints one JSON d
 
 Cases: cube [-1, 1]^3 of cold black walls (300 K) around an emitting, scattering medium at
 1000 K, LQ_N S6, P2; extinction beta = 10 1/m (optical side 20), albedo 0.9 and 0.99; outer
-tolerance 1e-6. And the S8 / P3 gray solve of the issue on ~19k tets (albedo 0.9, beta = 1).
+tolerance 1e-6. And the S8 / P3 gray solve of the issue on ~19k tets (albedo 0.9, beta = 1). And
+threads over ordinates against threads over the elements of each sweep level (solver.threads), the
+same S8 / P3 case on a coarser mesh, side by side in the same run.
 Timings are medians of --repeat runs, OMP_WAIT_POLICY=passive.
 """
 import argparse
@@ -22,12 +24,12 @@ ROOT = Path(__file__).resolve().parents[2]
 CUBE = ROOT / "validation" / "mms" / "cube.geo"
 
 
-def case(size, order, angular, beta, albedo, outer, tol):
+def case(size, order, angular, beta, albedo, outer, tol, threads="directions"):
     kappa, sigma = beta * (1 - albedo), beta * albedo
     return (f"mesh: {{geo: {CUBE}, size: {size}}}\norder: {order}\nangular: {angular}\n"
             f"media: {{\"*\": {{kappa: \"{kappa}\", scattering: \"{sigma}\", temperature: \"1000\"}}}}\n"
             f"boundaries: {{\"*\": {{type: black, temperature: 300}}}}\n"
-            f"solver: {{outer: {outer}, outer_tolerance: {tol}, outer_max_iterations: 5000}}\n"
+            f"solver: {{outer: {outer}, outer_tolerance: {tol}, outer_max_iterations: 5000, threads: {threads}}}\n"
             f"output: {{vtk: false}}\n")
 
 
@@ -58,12 +60,16 @@ def main():
     a = ap.parse_args()
     repeat = 1 if a.quick else a.repeat
     size = 0.6 if a.quick else 0.3
-    res = {"benchmark": "gray", "outer_methods": [], "s8_p3": None}
+    res = {"benchmark": "gray", "outer_methods": [], "s8_p3": None, "threads_over": []}
     for albedo in (0.9, 0.99):
         for outer in ("source-iteration", "gmres"):
             r = run(a.dgrte, case(size, 2, "{quadrature: sn, order: 6}", 10.0, albedo, outer, 1e-6), repeat)
             r.update({"albedo": albedo, "beta": 10.0})
             res["outer_methods"].append(r)
+    for threads in ("directions", "levels"):
+        r = run(a.dgrte, case(0.6 if a.quick else 0.2, 3, "{quadrature: sn, order: 8}", 1.0, 0.9, "gmres", 1e-6, threads), repeat)
+        r.update({"threads": threads, "omp_threads": int(os.environ.get("OMP_NUM_THREADS", "2"))})
+        res["threads_over"].append(r)
     if not a.quick:
         res["s8_p3"] = run(a.dgrte, case(0.125, 3, "{quadrature: sn, order: 8}", 1.0, 0.9, "gmres", 1e-6), 1)
     json.dump(res, sys.stdout, indent=2)

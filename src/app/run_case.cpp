@@ -261,6 +261,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   go.block_budget_bytes = static_cast<std::size_t>(cs.solver.preconditioner_memory_mb * 1024.0 * 1024.0);
   go.keep_intensities = cs.output.intensities;
   go.positivity = cs.solver.positivity;
+  go.threads_over_levels = cs.solver.threads_over_levels;
   if (go.positivity && (medium.scatters() || walls.state_size() > 0) && go.outer != io::OuterMethod::source_iteration)
     throw InputError(fmt::format("{}: the positivity limiter makes each sweep nonlinear, and a Krylov outer method needs a linear "
                                  "one; with scattering or diffusely reflecting walls use solver.outer: source-iteration",
@@ -303,6 +304,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                        {"inner_iterations", result.inner_iterations},
                        {"specular_group_passes", result.specular_passes},
                        {"positivity", go.positivity},
+                       {"threads_over", go.threads_over_levels ? "levels" : "directions"},
                        {"limited_elements", result.limited_elements},
                        {"reflection_groups", walls.reflection_groups().size()},
                        {"outer_residual", result.outer_residual},

@@ -253,8 +253,15 @@ std::vector<BoundarySpec> parse_boundaries(const Ctx& c, const YAML::Node& n) {
 
 SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
   check_map(c, n, "solver", {"method", "preconditioner", "rtol", "max_iterations", "preconditioner_memory_mb", "inner",
-                              "outer", "outer_tolerance", "outer_max_iterations", "positivity"});
+                              "outer", "outer_tolerance", "outer_max_iterations", "positivity", "threads"});
   SolverSpec s;
+  if (n["threads"]) {
+    const auto v = scalar<std::string>(c, n["threads"], "solver.threads", "directions or levels");
+    if (v != "directions" && v != "levels")
+      c.fail("solver.threads", n["threads"], fmt::format("unknown value '{}'; use directions (several ordinates at once) or levels "
+                                                          "(the elements of one sweep level at once)", v));
+    s.threads_over_levels = v == "levels";
+  }
   if (n["positivity"]) {
     s.positivity = scalar<bool>(c, n["positivity"], "solver.positivity", "true or false");
     s.positivity_where = c.where("solver.positivity", n["positivity"]);

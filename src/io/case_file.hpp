@@ -88,6 +88,7 @@ struct SolverSpec {
   double outer_tolerance = 1e-8;
   int outer_max_iterations = 500;
   bool positivity = false;      // Zhang-Shu limiter in the sweeps
+  bool threads_over_levels = false;  // solver.threads: directions (default) | levels (elements of a sweep level)
   std::string positivity_where;  // file: key (line)
   Preconditioner preconditioner = Preconditioner::partial_block_jacobi;
   double rtol = 1e-10;

@@ -103,7 +103,7 @@ class TransportSweep {
       const auto ng = static_cast<long>(g1 - g0);
       std::vector<std::pair<long, long>> counts(static_cast<std::size_t>(ng));
       // Groups in parallel with sweeps (PETSc's Bi-CGSTAB runs one ordinate at a time).
-      parallel_for(ng, opt_.inner == io::InnerMethod::sweep ? 2 : ng + 1, [&](long gi) {
+      parallel_for(ng, opt_.inner == io::InnerMethod::sweep && !opt_.threads_over_levels ? 2 : ng + 1, [&](long gi) {
         const auto gu = static_cast<std::size_t>(gi);
         counts[gu] = solve_group(members, slot_of_group[gu], slot_of_group[gu + 1], phi, state, with_sources, specular);
       }, 1);

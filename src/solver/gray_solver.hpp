@@ -27,6 +27,9 @@ struct GrayOptions {
   std::size_t block_budget_bytes = std::size_t{1} << 31;
   bool keep_intensities = false;
   bool positivity = false;  // Zhang-Shu limiter in the sweeps (nonlinear: source iteration only)
+  // Threads over the ordinates of a batch (default), or over the elements of each sweep level, one
+  // ordinate at a time (issue 9: measured side by side in benchmarks/gray).
+  bool threads_over_levels = false;
   bool progress = false;
 };
 

@@ -147,6 +147,25 @@ TEST(GraySolver, OuterMethodsAgreeAndConserveEnergy) {
   for (const auto* r : {&si, &gm}) EXPECT_LT(std::abs(r->summary["energy_balance"]["relative_imbalance"].get<double>()), 1e-8);
 }
 
+// Threads over the elements of each sweep level give the same answer as threads over ordinates
+// (the same operations per element, in another order between independent elements).
+TEST(GraySolver, ThreadsOverLevelsAgreeWithThreadsOverDirections) {
+  auto body = [&](const std::string& threads) {
+    return kSlab + "order: 2\nangular: {quadrature: sn, order: 4}\n"
+                   "media: {\"*\": {kappa: \"0.5\", scattering: \"1.5\", temperature: \"1500\"}}\n"
+                   "boundaries:\n  left: {type: gray, emissivity: 0.5, temperature: 500}\n  right: {type: black, temperature: 300}\n"
+                   "  sides: {type: symmetry}\n"
+                   "solver: {outer_tolerance: 1.0e-10, threads: " + threads + "}\n"
+                   "output: {vtk: false, probes: [{name: axis, from: [0, 0.1, 0.1], to: [1, 0.1, 0.1], points: 9}]}\n";
+  };
+  const auto d = run("threads_d", body("directions"));
+  const auto l = run("threads_l", body("levels"));
+  EXPECT_EQ(l.summary["solver"]["threads_over"], "levels");
+  auto a = read_csv(d.out / "probes" / "axis.csv");
+  auto b = read_csv(l.out / "probes" / "axis.csv");
+  for (std::size_t i = 0; i < a["G"].size(); ++i) EXPECT_NEAR(a["G"][i], b["G"][i], 1e-10 * b["G"][i]);
+}
+
 // The Bi-CGSTAB inner solver gives the sweep's answer.
 TEST(GraySolver, InnerSolversAgree) {
   auto body = [&](const std::string& inner) {
