@@ -121,8 +121,10 @@ void solve_dense(int n, double* B, double* r) {
 
 // The local solve of element e: full diagonal block (streaming + sigma_t + inflow faces), upwind
 // neighbour traces moved to the right-hand side.
+// Lagged faces read their upwind values from `lagged` (a separate array, so that a pass is the same
+// linear map whatever the threads' order), or take zero if it is null.
 bool solve_element(const Discretization& disc, const LocalMatrices& lm, const Vec3& s, std::uint8_t lagged_mask,
-                   bool lagged_from_u, bool positivity, std::size_t e, const double* sigma_t_e, const double* rhs_e, double* u,
+                   const double* lagged, bool positivity, std::size_t e, const double* sigma_t_e, const double* rhs_e, double* u,
                    std::vector<double>& B, std::vector<double>& r) {
   const int np = lm.np, nfp = lm.nfp;
   const auto& g = disc.geometry[e];
@@ -141,13 +143,14 @@ bool solve_element(const Discretization& disc, const LocalMatrices& lm, const Ve
     const int* fn = ref.face_nodes[f].data();
     const int* nb = disc.neighbour_node.data() + (e * 4 + f) * nfp;
     const bool interior = nb[0] >= 0;
-    const bool use_neighbour = interior && (!((lagged_mask >> f) & 1) || lagged_from_u);
+    const bool is_lagged = (lagged_mask >> f) & 1;
+    const double* upwind = !interior ? nullptr : (is_lagged ? lagged : u);
     for (int i = 0; i < np; ++i) {
       const double* li = lm.lift.data() + i * 4 * nfp + f * nfp;
       double acc = 0;
       for (int j = 0; j < nfp; ++j) {
         B[i * np + fn[j]] -= c * li[j];  // the -u^- part of c (u+ - u-)
-        if (use_neighbour) acc += li[j] * u[nb[j]];
+        if (upwind) acc += li[j] * upwind[nb[j]];
       }
       r[i] -= c * acc;  // the known upwind u^+ part
     }
@@ -253,11 +256,12 @@ SweepPlan plan_sweep(const Discretization& disc, const Vec3& s) {
 }
 
 long sweep_pass(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
-                std::span<const double> rhs, std::span<double> u, bool lagged_from_u, bool positivity) {
+                std::span<const double> rhs, std::span<double> u, std::span<const double> lagged, bool positivity) {
   const LocalMatrices lm(disc.ref);
   const std::size_t np = static_cast<std::size_t>(lm.np);
   const bool nested = omp_in_parallel();
   const std::size_t levels = plan.num_levels();
+  const double* lagged_values = lagged.empty() ? nullptr : lagged.data();
   // One direction alone: elements of a level in parallel; inside a direction-parallel region:
   // serial (the caller's threads are busy with other directions).
   long limited = 0;
@@ -269,7 +273,7 @@ long sweep_pass(const Discretization& disc, const SweepPlan& plan, std::span<con
 #pragma omp for schedule(static)
       for (std::ptrdiff_t k = b; k < eidx; ++k) {
         const auto e = static_cast<std::size_t>(plan.order[static_cast<std::size_t>(k)]);
-        limited += solve_element(disc, lm, plan.direction, plan.lagged_faces[e], lagged_from_u, positivity, e,
+        limited += solve_element(disc, lm, plan.direction, plan.lagged_faces[e], lagged_values, positivity, e,
                                  sigma_t.data() + e * np, rhs.data() + e * np, u.data(), B, r);
       }
     }
@@ -281,12 +285,15 @@ SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, std::
                         std::span<const double> rhs, std::span<double> u, double tol, int max_passes, bool positivity) {
   SweepResult res;
   if (plan.lagged == 0) {
-    res.limited = sweep_pass(disc, plan, sigma_t, rhs, u, false, positivity);
+    res.limited = sweep_pass(disc, plan, sigma_t, rhs, u, {}, positivity);
     return res;
   }
+  // Passes, lagged faces reading the previous pass (a separate array: the same linear map whatever
+  // the threads' order). Sweep-preconditioned Bi-CGSTAB on (I - P^-1 C) u = P^-1 rhs was tried and
+  // needed more sweeps than passes on every case measured (issue 9 note), so passes it is.
   std::vector<double> previous(u.begin(), u.end());
   for (res.passes = 1; res.passes <= max_passes; ++res.passes) {
-    res.limited = sweep_pass(disc, plan, sigma_t, rhs, u, true, positivity);
+    res.limited = sweep_pass(disc, plan, sigma_t, rhs, u, previous, positivity);
     double change = 0, scale = 0;
     for (std::size_t i = 0; i < u.size(); ++i) {
       change = std::max(change, std::abs(u[i] - previous[i]));

@@ -39,14 +39,14 @@ struct SweepPlan {
 SweepPlan plan_sweep(const Discretization& disc, const Vec3& s);
 
 struct SweepResult {
-  int passes = 1;             // 1 without lagged faces
+  int passes = 1;             // sweeps done: 1 without lagged faces
   double lagged_change = 0;   // max relative change of the last pass (0 if exact)
   long limited = 0;           // elements scaled by the positivity limiter (last pass)
 };
 
 // Solves L u = rhs for direction s (rhs already holds the boundary inflow lift): one pass if the
 // plan has no lagged faces; otherwise passes until the max change of u relative to max|u| is
-// below tol (lagged values from the previous pass; u is the initial guess). sigma_t: nodal
+// below tol (lagged faces read the previous pass; u is the initial guess). sigma_t: nodal
 // extinction coefficient.
 //
 // positivity: where an element's solution has a negative nodal value, it is blended with the
@@ -60,9 +60,9 @@ SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, std::
                         std::span<const double> rhs, std::span<double> u, double tol = 1e-12, int max_passes = 200,
                         bool positivity = false);
 
-// One pass with lagged faces taking zero: the block Gauss-Seidel (in flow order) preconditioner.
+// One pass: u = P^-1 (rhs + C lagged), lagged faces reading `lagged` (empty: zero; must not alias u).
 // Returns the number of elements the positivity limiter changed.
 long sweep_pass(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
-                std::span<const double> rhs, std::span<double> u, bool lagged_from_u, bool positivity = false);
+                std::span<const double> rhs, std::span<double> u, std::span<const double> lagged, bool positivity = false);
 
 }  // namespace dgrte::transport

@@ -119,7 +119,7 @@ TEST(Sweep, InjectedLaggedFacesConverge) {
   ASSERT_GT(plan.lagged, 0u);
   const auto sys = make_system(disc, op, s);
   std::vector<double> u(disc.num_dofs(), 0.0);
-  sweep_pass(disc, plan, sys.sigma_t, sys.rhs, u, false);
+  sweep_pass(disc, plan, sys.sigma_t, sys.rhs, u, {});
   EXPECT_GT(relative_residual(op, u, sys.rhs), 1e-6);
   std::fill(u.begin(), u.end(), 0.0);
   const auto res = sweep_solve(disc, plan, sys.sigma_t, sys.rhs, u, 1e-13);
