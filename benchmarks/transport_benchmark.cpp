@@ -8,6 +8,7 @@
 #include "transport/discretization.hpp"
 #include "transport/field_evaluation.hpp"
 #include "transport/krylov_solver.hpp"
+#include "transport/sweep.hpp"
 #include "transport/upwind_operator.hpp"
 
 #include <fmt/format.h>
@@ -516,6 +517,51 @@ json run_case(const Options& opt, const MeshEntry& m, int order, double stream_g
     pcs[name] = r;
   }
   out["preconditioners"] = pcs;
+
+  // The sweep (issue 9): the same system solved by one upwind-ordered pass (exact without cycles),
+  // timed the same way; the plan (levels, cycles) is timed separately. Memory traffic: the sweep
+  // reads and writes about what one operator apply does (geometry, rhs, upwind traces, u), so the
+  // apply's byte model gives its fraction of STREAM (an estimate; the local LU makes it compute-bound).
+  {
+    json r;
+    const auto tp = Clock::now();
+    const auto plan = tr::plan_sweep(disc, s);
+    r["plan_seconds"] = seconds_since(tp);
+    r["levels"] = plan.num_levels();
+    r["cycles"] = plan.cycles;
+    r["lagged_faces"] = plan.lagged;
+    r["plan_bytes"] = plan.bytes();
+    std::vector<double> u(N), solve_s;
+    int passes = 0;
+    for (int rep = 0; rep < repeats; ++rep) {
+      std::fill(u.begin(), u.end(), 0.0);
+      const auto t0 = Clock::now();
+      passes = tr::sweep_solve(disc, plan, kappa, rhs, u, opt.rtol).passes;
+      solve_s.push_back(seconds_since(t0));
+    }
+    const double t = median(solve_s);
+    std::vector<double> y(N);
+    op.set_direction(s, kappa, BlockKind::none);
+    op.apply(u, y);
+    double rr = 0, rb = 0;
+    for (std::size_t i = 0; i < N; ++i) rr += (rhs[i] - y[i]) * (rhs[i] - y[i]), rb += rhs[i] * rhs[i];
+    const auto err = tr::error_norms(disc, u, exact);
+    const double bytes = out["apply"]["bytes_per_apply"].get<double>() * passes;
+    r["passes"] = passes;
+    r["solve_median_seconds"] = t;
+    r["solve_samples_seconds"] = solve_s;
+    r["grind_ns_per_dof"] = t / static_cast<double>(N) * 1e9;
+    r["relative_residual"] = std::sqrt(rr / std::max(rb, 1e-300));
+    r["error"] = {{"l2", err.l2}, {"relative_l2", err.relative_l2}, {"linf", err.linf}};
+    r["stream_fraction_estimate"] = bytes / t * 1e-9 / stream_gbs;
+    json speedup = json::object();
+    for (const auto& [name, pr] : pcs.items())
+      if (pr.value("converged", false)) speedup[name] = pr["solve_median_seconds"].get<double>() / t;
+    r["speedup_over_bicgstab"] = speedup;
+    std::fprintf(stderr, "  %-21s %5d pass  %8.3f s  %7.1f ns/DOF  L2 %.3e  (%zu levels, %d cycles)\n", "sweep", passes, t,
+                 t / static_cast<double>(N) * 1e9, err.l2, plan.num_levels(), plan.cycles);
+    out["sweep"] = r;
+  }
   out["rss_bytes_after"] = proc_status_bytes("VmRSS");
   out["peak_rss_bytes"] = peak_reset ? proc_status_bytes("VmHWM") : process_peak_rss();
   out["peak_rss_scope"] = peak_reset ? "this case (VmHWM reset before it)" : "process so far (getrusage)";

@@ -27,7 +27,7 @@ def main(path):
     head = ["tets", "P", "DOFs", "apply ms", "GB/s (STREAM %)", "GFLOP/s"]
     for _, short in PCS:
         head += [f"it {short}", f"solve / grind ns/DOF {short}"]
-    head += ["PC blocks", "L2 error", "peak RSS GiB"]
+    head += ["sweep s / grind ns/DOF", "sweep vs partial BJ", "PC blocks", "L2 error", "peak RSS GiB"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for c in d["cases"]:
@@ -37,6 +37,12 @@ def main(path):
         pcs = c["preconditioners"]
         for key, _ in PCS:
             row += list(fmt_pc(pcs.get(key)))
+        sw = c.get("sweep")
+        if sw:
+            row += [f"{sw['solve_median_seconds']:.3g} s / {sw['grind_ns_per_dof']:.1f}",
+                    f"{sw['speedup_over_bicgstab'].get('partial-block-jacobi', float('nan')):.0f}x"]
+        else:
+            row += ["–", "–"]
         blocks = pcs.get("partial-block-jacobi") or pcs.get("block-jacobi") or {}
         blk = blocks.get("preconditioner_blocks", "–")
         if blk == "cached":
