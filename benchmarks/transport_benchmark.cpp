@@ -2,6 +2,7 @@
 // (validation/mms), one direction, timed per mesh, order and preconditioner. Prints one JSON
 // object on stdout (and, with --out FILE, writes it atomically: FILE.tmp then rename).
 // Progress goes to stderr. See benchmarks/README.md for what is measured and how to read it.
+#include "angular/quadrature.hpp"
 #include "backend/cpu_transport.hpp"
 #include "common/error.hpp"
 #include "mesh/tet_mesh.hpp"
@@ -379,6 +380,41 @@ struct MeshEntry {
   double mesh_seconds = 0;
 };
 
+// The sweep plans of all 80 LQ S8 ordinates on a mesh: do Gmsh meshes have dependency cycles?
+// The plan depends on the geometry only (not on the order).
+json s8_sweep_plans(const dgrte::mesh::TetMesh& mesh) {
+  namespace tr = dgrte::transport;
+  const auto disc = tr::make_discretization(mesh, 1);
+  const auto quad = dgrte::angular::level_symmetric(8);
+  std::size_t cycles = 0, lagged = 0, interior_inflow_faces = 0;
+  std::vector<double> levels;
+  double max_lagged_fraction = 0;
+  const auto t0 = Clock::now();
+  for (const auto& s : quad.s) {
+    const auto plan = tr::plan_sweep(disc, s);
+    cycles += static_cast<std::size_t>(plan.cycles);
+    lagged += plan.lagged;
+    levels.push_back(static_cast<double>(plan.num_levels()));
+    max_lagged_fraction = std::max(max_lagged_fraction, plan.lagged_fraction);
+  }
+  const double seconds = seconds_since(t0);
+  for (std::size_t e = 0; e < disc.num_elements(); ++e)
+    for (int f = 0; f < 4; ++f) interior_inflow_faces += mesh.neighbour[e][f] >= 0;
+  std::fprintf(stderr, "[transport_benchmark] LQ S8 plans on %zu tets: %zu cycles, %zu lagged faces, levels %g-%g, %.2f s\n",
+               mesh.num_elements(), cycles, lagged, *std::min_element(levels.begin(), levels.end()),
+               *std::max_element(levels.begin(), levels.end()), seconds);
+  return {{"quadrature", quad.name},
+          {"ordinates", quad.size()},
+          {"cycles", cycles},
+          {"lagged_faces", lagged},
+          {"interior_inflow_faces_per_ordinate", interior_inflow_faces / 2},
+          {"max_lagged_fraction", max_lagged_fraction},
+          {"levels_min", *std::min_element(levels.begin(), levels.end())},
+          {"levels_median", median(levels)},
+          {"levels_max", *std::max_element(levels.begin(), levels.end())},
+          {"plan_seconds_total", seconds}};
+}
+
 json run_case(const Options& opt, const MeshEntry& m, int order, double stream_gbs) {
   namespace tr = dgrte::transport;
   const bool peak_reset = reset_peak_rss();
@@ -634,6 +670,8 @@ int main(int argc, char** argv) {
       meshes_json.push_back(j);
     }
     omp_set_num_threads(threads);
+    if (!opt.mesh_only)
+      for (std::size_t i = 0; i < meshes.size(); ++i) meshes_json[i]["s8_sweep_plans"] = s8_sweep_plans(meshes[i].mesh);
     if (opt.mesh_only) {
       std::cout << json{{"meshes", meshes_json}}.dump(2) << "\n";
       return 0;

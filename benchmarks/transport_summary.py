@@ -27,7 +27,7 @@ def main(path):
     head = ["tets", "P", "DOFs", "apply ms", "GB/s (STREAM %)", "GFLOP/s"]
     for _, short in PCS:
         head += [f"it {short}", f"solve / grind ns/DOF {short}"]
-    head += ["sweep s / grind ns/DOF", "sweep vs partial BJ", "PC blocks", "L2 error", "peak RSS GiB"]
+    head += ["sweep s / grind ns/DOF", "sweep GFLOP/s", "sweep vs partial BJ", "PC blocks", "L2 error", "peak RSS GiB"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for c in d["cases"]:
@@ -40,9 +40,10 @@ def main(path):
         sw = c.get("sweep")
         if sw:
             row += [f"{sw['solve_median_seconds']:.3g} s / {sw['grind_ns_per_dof']:.1f}",
+                    f"{sw['gflop_per_s']:.1f}" if "gflop_per_s" in sw else "–",
                     f"{sw['speedup_over_bicgstab'].get('partial-block-jacobi', float('nan')):.0f}x"]
         else:
-            row += ["–", "–"]
+            row += ["–", "–", "–"]
         blocks = pcs.get("partial-block-jacobi") or pcs.get("block-jacobi") or {}
         blk = blocks.get("preconditioner_blocks", "–")
         if blk == "cached":
