@@ -10,6 +10,8 @@
 #include "output/radiation_output.hpp"
 #include "problem/problem.hpp"
 #include "solver/gray_solver.hpp"
+#include "spectral/spectral_solver.hpp"
+#include "gas/model_factory.hpp"
 #include "transport/discretization.hpp"
 #include "transport/field_evaluation.hpp"
 #include "transport/krylov_solver.hpp"
@@ -270,11 +272,31 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   s.log(fmt::format("dgrte {}: case {} — {} tets, order {}, {}, {} ordinates{}{}", kVersion, cs.file.string(), disc.num_elements(),
                     cs.order, quad.name, quad.size(), medium.scatters() ? ", scattering" : "",
                     walls.reflects() ? ", reflecting walls" : ""));
+  // A spectral gas model (`model:`) turns the run into a sum of gray solves (src/spectral).
+  gas::LoadedModel model;
+  if (medium.has_gas_model()) {
+    gas::YamlMap section(*cs.model, "model", cs.file.string());
+    model = gas::make_model(section, {}, medium.gas);
+    if (!model.spectral)
+      throw InputError(fmt::format("{}: model type '{}' is a transmissivity model, usable only by the 1-D slab solver; in 3-D use "
+                                   "its k-distribution form (type: snbck) or another k-type model",
+                                   section.where("type"), model.type));
+    s.log(fmt::format("  gas model {}: {} spectral points", model.name(), model.spectral->num_spectral_points()));
+  }
   const double setup_seconds = seconds_since(s.start);
   const auto beams = solver::solve_collimated(cs, disc, quad, medium, walls, s.warnings);
-  const auto result = solver::solve_gray(disc, quad, medium, walls, go, &beams);
+  solver::GrayResult result;
+  output::RadiationFields fields;
+  spectral::SpectralResult spectral_run;
+  if (model.spectral) {
+    spectral_run = spectral::solve_spectral(disc, quad, medium, walls, *model.spectral, go, go.progress ? s.log : decltype(s.log){});
+    result = std::move(spectral_run.total);
+    fields = std::move(spectral_run.fields);
+  } else {
+    result = solver::solve_gray(disc, quad, medium, walls, go, &beams);
+    fields = output::radiation_fields(disc, medium, walls, result);
+  }
   const double solve_seconds = seconds_since(s.start) - setup_seconds;
-  const auto fields = output::radiation_fields(disc, medium, walls, result);
   const auto balance = output::energy_balance(disc, walls, fields, result);
   s.log(fmt::format("  {}: {} outer iterations, {} transport sweeps, {} inner iterations, {:.2f} s", result.outer_method,
                     result.outer_iterations, result.transport_sweeps, result.inner_iterations, result.seconds));
@@ -322,6 +344,16 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
     summary["collimated"] = {{"beams", jb}, {"generations", beams.generations}, {"unfollowed_fraction", beams.unfollowed_fraction},
                              {"G_integral_W_per_m", output::volume_integral(disc, beams.G)}};
   }
+  if (model.spectral)
+    summary["spectral"] = {{"model", model.name()},
+                           {"type", model.type},
+                           {"spectral_points", spectral_run.spectral_points},
+                           {"property_seconds", spectral_run.property_seconds},
+                           {"transport_seconds", spectral_run.transport_seconds},
+                           {"max_outer_iterations", spectral_run.max_outer_iterations},
+                           {"wall_nodes_emitting", spectral_run.wall_nodes_emitting},
+                           {"planck_mean_kappa_volume_average", output::volume_integral(disc, spectral_run.kappa_planck) /
+                                                                    output::volume_integral(disc, std::vector<double>(n, 1.0))}};
   summary["walls"] = output::wall_summary(disc, walls, fields, result);
   summary["energy_balance"] = balance;
   summary["grind_ns_per_dof"] =
@@ -335,7 +367,20 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   if (cs.output.vtk) {
     std::vector<io::PointField> pf{{"G", result.G},         {"qx", result.qx},       {"qy", result.qy},
                                    {"qz", result.qz},       {"divq", fields.divq},    {"divq_from_q", fields.divq_from_q},
-                                   {"kappa", medium.kappa}, {"sigma_s", medium.sigma_s}, {"Ib", medium.blackbody_intensity}};
+                                   {"sigma_s", medium.sigma_s}, {"Ib", medium.blackbody_intensity}};
+    if (model.spectral) {
+      // The gas: its Planck-mean absorption sum_j a_j kappa_j and its state.
+      pf.push_back({"kappa_planck", spectral_run.kappa_planck});
+      std::vector<double> t(n), xh2o(n), xco2(n), xco(n), p(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto& g = medium.gas[i];
+        t[i] = g.temperature, p[i] = g.pressure, xh2o[i] = g.x_h2o, xco2[i] = g.x_co2, xco[i] = g.x_co;
+      }
+      for (auto& [name, f] : {std::pair{"temperature", &t}, {"pressure", &p}, {"x_h2o", &xh2o}, {"x_co2", &xco2}, {"x_co", &xco}})
+        pf.push_back({name, std::move(*f)});
+    } else {
+      pf.push_back({"kappa", medium.kappa});
+    }
     std::vector<std::string> names;
     io::StringData directions{"direction_of_array", {}};
     for (std::size_t m = 0; m < result.intensities.size(); ++m) {

@@ -303,7 +303,7 @@ std::vector<double> LblModel::band_kdistribution(int b, const GasState& state) c
   return q;
 }
 
-void LblModel::prepare(std::span<const GasState> medium) {
+void LblModel::prepare(std::span<const GasState> medium, std::span<const double> /*weights: no averages*/) {
   cache_index_.clear();
   cache_.clear();
   std::vector<GasState> distinct;

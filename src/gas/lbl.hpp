@@ -128,7 +128,7 @@ class LblModel : public SpectralModel {
   int num_spectral_points() const override {
     return static_cast<int>(red_.kdistribution ? bands_.size() * gx_.size() : grid_.size()) + 1;
   }
-  void prepare(std::span<const GasState> medium) override;
+  void prepare(std::span<const GasState> medium, std::span<const double> weights = {}) override;
   void absorption(int j, std::span<const GasState> states, std::span<double> kappa) const override;
   void emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
                        std::span<double> a) const override;

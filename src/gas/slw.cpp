@@ -83,18 +83,28 @@ void SlwModel::check_ready() const {
   }
 }
 
-void SlwModel::prepare(std::span<const GasState> medium) {
+void SlwModel::prepare(std::span<const GasState> medium, std::span<const double> weights) {
+  if (!weights.empty() && weights.size() != medium.size())
+    throw std::logic_error("SlwModel::prepare: one weight per state");
   if (!fixed_ref_) {
     if (medium.empty()) return;
+    // The reference state: the (weighted) average of the medium (Solovjov & Webb's choice for
+    // non-isothermal media); in 3-D the weights are the nodes' volumes, so that fine mesh regions
+    // do not dominate it.
     GasState avg{0, 0, 0, 0, 0};
-    for (const auto& s : medium) {
-      avg.temperature += s.temperature;
-      avg.pressure += s.pressure;
-      avg.x_h2o += s.x_h2o;
-      avg.x_co2 += s.x_co2;
-      avg.x_co += s.x_co;
+    double total = 0;
+    for (std::size_t i = 0; i < medium.size(); ++i) {
+      const auto& s = medium[i];
+      const double w = weights.empty() ? 1.0 : weights[i];
+      avg.temperature += w * s.temperature;
+      avg.pressure += w * s.pressure;
+      avg.x_h2o += w * s.x_h2o;
+      avg.x_co2 += w * s.x_co2;
+      avg.x_co += w * s.x_co;
+      total += w;
     }
-    const double inv = 1.0 / static_cast<double>(medium.size());
+    if (!(total > 0)) throw std::logic_error("SlwModel::prepare: weights sum to zero");
+    const double inv = 1.0 / total;
     avg.temperature *= inv;
     avg.pressure *= inv;
     avg.x_h2o *= inv;

@@ -54,7 +54,7 @@ class SlwModel : public SpectralModel {
 
   std::string name() const override { return rc_ ? "rcslw" : "slw"; }
   int num_spectral_points() const override { return n_ + 1; }
-  void prepare(std::span<const GasState> medium) override;
+  void prepare(std::span<const GasState> medium, std::span<const double> weights = {}) override;
   void absorption(int j, std::span<const GasState> states, std::span<double> kappa) const override;
   void emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
                        std::span<double> a) const override;

@@ -24,8 +24,12 @@ class SpectralModel {
   virtual int num_spectral_points() const = 0;
 
   // Sees the whole medium once before any evaluation: models for non-uniform media choose their
-  // reference state (SLW) or rank-correlate their gray gases (RCSLW) here.
-  virtual void prepare(std::span<const GasState> medium) { (void)medium; }
+  // reference state (SLW) or rank-correlate their gray gases (RCSLW) here. weights (optional, one
+  // per state, e.g. the volume each DG node stands for): averages over the medium weight the states
+  // by them; empty = equal weights (a uniform grid).
+  virtual void prepare(std::span<const GasState> medium, std::span<const double> weights = {}) {
+    (void)medium, (void)weights;
+  }
 
   // kappa[i] = absorption coefficient [1/m] of spectral point j in the gas of states[i].
   virtual void absorption(int j, std::span<const GasState> states, std::span<double> kappa) const = 0;

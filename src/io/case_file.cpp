@@ -160,25 +160,45 @@ MediumSpec::Phase parse_phase(const Ctx& c, const YAML::Node& n, const std::stri
   return ph;
 }
 
-std::vector<MediumSpec> parse_media(const Ctx& c, const YAML::Node& n) {
+std::vector<MediumSpec> parse_media(const Ctx& c, const YAML::Node& n, bool gas_model) {
   if (!n.IsMap() || n.size() == 0) c.fail("media", n, "expected a mapping from volume physical-group names (or \"*\") to media");
   std::vector<MediumSpec> media;
+  static const char* const gas_keys[] = {"pressure", "x_h2o", "x_co2", "x_co"};
   for (const auto& kv : n) {
     const auto group = kv.first.as<std::string>();
     const std::string p = "media." + group;
     const YAML::Node& m = kv.second;
-    check_map(c, m, p, {"kappa", "Ib", "temperature", "source", "scattering", "phase_function"});
-    if (!m["kappa"]) c.fail(p, m, "missing 'kappa' (absorption coefficient, 1/m)");
-    if (m["Ib"] && m["temperature"]) c.fail(p, m, "give either 'Ib' or 'temperature', not both");
-    if (!m["Ib"] && !m["temperature"]) c.fail(p, m, "missing 'Ib' (blackbody intensity) or 'temperature'");
-    MediumSpec s{group, expression(c, m["kappa"], p + ".kappa", kSpaceVars), std::nullopt, std::nullopt,
-                 m["source"] ? expression(c, m["source"], p + ".source", kSpaceDirectionVars)
-                             : Expression("0", kSpaceDirectionVars, p + ".source"),
-                 Expression("0", kSpaceVars, p + ".scattering"), {}, 0};
+    check_map(c, m, p, {"kappa", "Ib", "temperature", "source", "scattering", "phase_function", "pressure", "x_h2o", "x_co2", "x_co"});
+    if (gas_model) {
+      // The model gives kappa and the emission from the gas state (docs/case-file.md, "Gas models").
+      if (m["kappa"])
+        c.fail(p + ".kappa", m["kappa"], "with a gas model ('model:') the absorption coefficient comes from the model; remove "
+                                         "kappa (a gray gas is model: {type: gray, kappa: ...})");
+      if (m["Ib"]) c.fail(p + ".Ib", m["Ib"], "with a gas model give the gas 'temperature' [K], not Ib");
+      if (!m["temperature"]) c.fail(p, m, "missing 'temperature' (the gas temperature [K], needed by the gas model)");
+    } else {
+      if (!m["kappa"]) c.fail(p, m, "missing 'kappa' (absorption coefficient, 1/m)");
+      for (const char* k : gas_keys)
+        if (m[k])
+          c.fail(p + "." + k, m[k], "the gas composition is used only with a spectral gas model: add a 'model:' block "
+                                    "(e.g. model: {type: wsgg}) or remove the key");
+      if (m["Ib"] && m["temperature"]) c.fail(p, m, "give either 'Ib' or 'temperature', not both");
+      if (!m["Ib"] && !m["temperature"]) c.fail(p, m, "missing 'Ib' (blackbody intensity) or 'temperature'");
+    }
+    MediumSpec s;
+    s.group = group;
+    if (m["kappa"]) s.kappa = expression(c, m["kappa"], p + ".kappa", kSpaceVars);
+    s.source = m["source"] ? expression(c, m["source"], p + ".source", kSpaceDirectionVars)
+                           : Expression("0", kSpaceDirectionVars, p + ".source");
+    s.scattering = Expression("0", kSpaceVars, p + ".scattering");
     if (m["Ib"]) s.blackbody_intensity = expression(c, m["Ib"], p + ".Ib", kSpaceVars);
     if (m["temperature"]) s.temperature = expression(c, m["temperature"], p + ".temperature", kSpaceVars);
     if (m["scattering"]) s.scattering = expression(c, m["scattering"], p + ".scattering", kSpaceVars);
     if (m["phase_function"]) s.phase = parse_phase(c, m["phase_function"], p + ".phase_function");
+    if (m["pressure"]) s.pressure = expression(c, m["pressure"], p + ".pressure", kSpaceVars);
+    if (m["x_h2o"]) s.x_h2o = expression(c, m["x_h2o"], p + ".x_h2o", kSpaceVars);
+    if (m["x_co2"]) s.x_co2 = expression(c, m["x_co2"], p + ".x_co2", kSpaceVars);
+    if (m["x_co"]) s.x_co = expression(c, m["x_co"], p + ".x_co", kSpaceVars);
     s.line = kv.first.Mark().line + 1;
     media.push_back(std::move(s));
   }
@@ -444,6 +464,26 @@ void check_mesh_file_exists(const MeshSpec& m) {
                                relative ? "; relative paths are taken from the case file's folder" : ""));
 }
 
+namespace {
+// What a spectral gas model cannot take yet: sources and irradiation given as a total, with no
+// spectrum to split over the model's spectral points.
+void check_spectral_case(const Ctx& c, const YAML::Node& root, const CaseSpec& cs) {
+  const std::string why = "is a total over the spectrum, and a spectral gas model would need its spectral distribution; ";
+  if (root["collimated"])
+    c.fail("collimated", root["collimated"], "a collimated beam " + why + "run it as a gray case (no 'model:')");
+  for (const auto& b : cs.boundaries)
+    if (b.type == BoundaryType::inflow || b.type == BoundaryType::irradiation)
+      c.fail("boundaries." + b.group, root["boundaries"][b.group],
+             std::string("an '") + to_string(b.type) + "' boundary " + why +
+                 "with a gas model use black or gray walls with a temperature (a hot opening is a black wall at its temperature)");
+  for (const auto& kv : root["media"])
+    if (kv.second["source"])
+      c.fail("media." + kv.first.as<std::string>() + ".source", kv.second["source"],
+             "a volume source " + why + "with a gas model the medium emits from its temperature");
+  if (root["exact"]) c.fail("exact", root["exact"], "an exact intensity cannot be compared with a spectrally integrated run");
+}
+}  // namespace
+
 CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& file) {
   const Ctx c{file.string()};
   YAML::Node root;
@@ -454,7 +494,8 @@ CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& f
                                  e.mark.column + 1, e.msg));
   }
   if (!root.IsMap()) throw InputError(fmt::format("{}: expected a YAML mapping with keys mesh, order, directions, media, boundaries", file.string()));
-  check_map(c, root, "", {"mesh", "order", "directions", "angular", "media", "boundaries", "collimated", "solver", "exact", "output"});
+  check_map(c, root, "", {"mesh", "order", "directions", "angular", "media", "boundaries", "collimated", "solver", "exact", "output",
+                          "model"});
   for (const char* k : {"mesh", "media", "boundaries"})
     if (!root[k]) throw InputError(fmt::format("{}: missing required key '{}' (see docs/case-file.md)", file.string(), k));
   if (!root["directions"] && !root["angular"])
@@ -488,7 +529,24 @@ CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& f
     for (auto& v : d) v /= norm;
     cs.directions.push_back(d);
   }
-  cs.media = parse_media(c, root["media"]);
+  if (const auto& model = root["model"]) {
+    if (!model.IsMap()) c.fail("model", model, "expected a mapping such as {type: wsgg} (the same block as dgrte slab's model)");
+    if (!root["angular"]) c.fail("model", model, "a spectral gas model needs an angular run ('angular:'), not 'directions'");
+    cs.model = std::make_shared<const YAML::Node>(model);
+  }
+  // `model: {type: gray}` with kappa in the media is the plain gray run (kappa of x, y, z).
+  bool gray_media_kappa = false;
+  if (cs.model && (*cs.model)["type"] && (*cs.model)["type"].IsScalar() && (*cs.model)["type"].as<std::string>() == "gray" &&
+      root["media"].IsMap())
+    for (const auto& kv : root["media"])
+      if (kv.second.IsMap() && kv.second["kappa"]) gray_media_kappa = true;
+  if (gray_media_kappa) {
+    if ((*cs.model)["kappa"])
+      c.fail("model.kappa", (*cs.model)["kappa"], "kappa is given both in the gray model and in media; keep one of them");
+    check_map(c, *cs.model, "model", {"type"});
+    cs.model.reset();
+  }
+  cs.media = parse_media(c, root["media"], cs.model != nullptr);
   cs.boundaries = parse_boundaries(c, root["boundaries"]);
   if (root["collimated"]) {
     const auto& beams = root["collimated"];
@@ -511,6 +569,7 @@ CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& f
       cs.collimated.push_back(b);
     }
   }
+  if (cs.model) check_spectral_case(c, root, cs);
   if (root["solver"]) cs.solver = parse_solver(c, root["solver"]);
   if (root["exact"]) cs.exact = expression(c, root["exact"], "exact", kSpaceDirectionVars);
   if (root["output"]) cs.output = parse_output(c, root["output"]);

@@ -5,9 +5,14 @@
 
 #include <array>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace YAML {
+class Node;
+}
 
 namespace dgrte::io {
 
@@ -32,11 +37,15 @@ inline const std::vector<std::string> kSpaceDirectionVars{"x", "y", "z", "sx", "
 
 struct MediumSpec {
   std::string group;  // volume physical-group name or "*"
-  Expression kappa;   // 1/m, of (x, y, z)
+  std::optional<Expression> kappa;  // 1/m, of (x, y, z); required without a gas model, an error with one
   // Exactly one of: blackbody intensity [W/(m^2 sr)] or temperature [K] (Ib = sigma T^4 / pi).
+  // With a gas model: temperature only (the gas temperature).
   std::optional<Expression> blackbody_intensity;
   std::optional<Expression> temperature;
-  Expression source;  // W/(m^3 sr), of (x, y, z, sx, sy, sz)
+  // Gas state for a spectral model (`model:`), of (x, y, z): pressure [atm] (default 1) and mole
+  // fractions (default 0).
+  std::optional<Expression> pressure, x_h2o, x_co2, x_co;
+  Expression source{"0", kSpaceDirectionVars, "media.*.source"};  // W/(m^3 sr), of (x, y, z, sx, sy, sz)
   Expression scattering{"0", kSpaceVars, "media.*.scattering"};  // sigma_s [1/m], of (x, y, z)
   struct Phase {
     std::string type = "isotropic";  // isotropic | linear | henyey-greenstein | legendre | kim-lee
@@ -133,6 +142,9 @@ struct CaseSpec {
   std::vector<BoundarySpec> boundaries;
   SolverSpec solver;
   std::optional<Expression> exact;  // of (x, y, z, sx, sy, sz)
+  // The spectral gas model block (`model:`, the same block as `dgrte slab`'s), read by
+  // gas::make_model; null for a gray run.
+  std::shared_ptr<const YAML::Node> model;
   OutputSpec output;
   std::vector<std::string> warnings;  // e.g. directions normalised
 };

@@ -1,6 +1,7 @@
 #include "problem/problem.hpp"
 
 #include "common/error.hpp"
+#include "gas/gas_common.hpp"
 #include "transport/sweep.hpp"
 
 #include <fmt/format.h>
@@ -104,6 +105,8 @@ Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& dis
   m.sigma_t.resize(n);
   m.blackbody_intensity.resize(n);
   m.temperature.assign(n, std::nan(""));
+  const bool gas_model = cs.model != nullptr;
+  if (gas_model) m.gas.resize(n);
   const std::string file = cs.file.string();
   std::vector<char> scatters(cs.media.size(), 0);
   for (std::size_t e = 0; e < K; ++e) {
@@ -112,8 +115,23 @@ Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& dis
     for (std::size_t i = 0; i < np; ++i) {
       const std::size_t k = e * np + i;
       const auto& x = disc.node_position[k];
-      m.kappa[k] = checked(spec.kappa(x), file, key + ".kappa", spec.line, x, "the absorption coefficient");
+      m.kappa[k] = spec.kappa ? checked((*spec.kappa)(x), file, key + ".kappa", spec.line, x, "the absorption coefficient") : 0.0;
       m.sigma_s[k] = checked(spec.scattering(x), file, key + ".scattering", spec.line, x, "the scattering coefficient");
+      if (gas_model) {
+        gas::GasState& st = m.gas[k];
+        st.temperature = (*spec.temperature)(x);
+        st.pressure = spec.pressure ? (*spec.pressure)(x) : 1.0;
+        st.x_h2o = spec.x_h2o ? (*spec.x_h2o)(x) : 0.0;
+        st.x_co2 = spec.x_co2 ? (*spec.x_co2)(x) : 0.0;
+        st.x_co = spec.x_co ? (*spec.x_co)(x) : 0.0;
+        try {
+          gas::validate_state(st, "gas state");
+        } catch (const InputError& err) {
+          throw InputError(fmt::format("{}: {} (line {}) at the node ({:.6g}, {:.6g}, {:.6g}): {}; check the temperature, "
+                                       "pressure and mole fractions of this entry",
+                                       file, key, spec.line, x[0], x[1], x[2], err.what()));
+        }
+      }
       if (spec.blackbody_intensity) {
         m.blackbody_intensity[k] = checked((*spec.blackbody_intensity)(x), file, key + ".Ib", spec.line, x, "the blackbody intensity");
       } else {
@@ -155,6 +173,12 @@ Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& dis
   m.source_of_element.resize(K);
   for (std::size_t e = 0; e < K; ++e) m.source_of_element[e] = src_of_entry[entry_of(e)];
   return m;
+}
+
+void Walls::scale_emission(std::span<const double> a) {
+  if (a.size() != emitted_.size()) throw std::logic_error("Walls::scale_emission: one weight per boundary face node");
+  if (gray_emitted_.empty()) gray_emitted_ = emitted_;
+  for (std::size_t k = 0; k < a.size(); ++k) emitted_[k] = gray_emitted_[k] * a[k];
 }
 
 void add_user_source(const Medium& m, const transport::Discretization& disc, const Vec3& s, std::span<double> rhs) {

@@ -5,6 +5,7 @@
 #include "angular/phase_function.hpp"
 #include "angular/quadrature.hpp"
 #include "angular/scattering_matrix.hpp"
+#include "gas/spectral_model.hpp"
 #include "io/case_file.hpp"
 #include "transport/discretization.hpp"
 
@@ -22,6 +23,10 @@ struct Medium {
   // Nodal fields, index e * N_p + i.
   std::vector<double> kappa, sigma_s, sigma_t, blackbody_intensity;
   std::vector<double> temperature;  // K; NaN where the case gives Ib instead
+  // With a spectral gas model (`model:`): the gas state at every node; kappa and Ib are then those
+  // of one spectral point at a time (set by the spectral loop), 0 as built.
+  std::vector<gas::GasState> gas;
+  bool has_gas_model() const { return !gas.empty(); }
   // Scattering: one discrete operator per medium entry that scatters (the phase function is per
   // entry); element -> operator index, -1 if the element does not scatter.
   std::vector<angular::PhaseFunction> phase;
@@ -71,6 +76,9 @@ class Walls {
   const WallModel& wall(int w) const { return walls_[static_cast<std::size_t>(w)]; }
   std::size_t num_walls() const { return walls_.size(); }
   const Vec3& normal(std::size_t b) const;
+  // Spectral gas models: the walls of one spectral point emit eps a_j(T_w) I_b(T_w): sets each face
+  // node's emission to a[b * N_fp + j] times the gray one (eps I_b), again for every point.
+  void scale_emission(std::span<const double> a);
   // Flux the wall emits in the discrete model: eps I_b(T_w) H_n [W/m^2] (eps sigma T^4 when H_n = pi).
   double emitted_flux(std::size_t b, std::size_t j) const { return emitted_[b * nfp_ + j] * half_range_[b]; }
   double temperature(std::size_t b, std::size_t j) const { return temperature_[b * nfp_ + j]; }
@@ -124,6 +132,7 @@ class Walls {
   std::vector<double> diffuse_factor_;  // d per face
   std::vector<double> half_range_;      // H_n per face (pi without a quadrature)
   std::vector<double> emitted_, temperature_;  // per face node: eps I_b(T_w), T_w
+  std::vector<double> gray_emitted_;           // eps I_b(T_w) once scale_emission was called
   std::vector<long> state_offset_;      // per face: start of its diffuse state block, -1 if none
   std::vector<long> specular_offset_;   // per face: start of its specular traces (M x N_fp), -1 if none
   std::size_t specular_size_ = 0;

@@ -18,6 +18,16 @@
 #include <functional>
 
 namespace dgrte::solver {
+
+std::vector<transport::SweepPlan> plan_sweeps(const transport::Discretization& disc, const problem::Walls& walls,
+                                             const angular::Quadrature& quad) {
+  std::vector<transport::SweepPlan> plans(quad.size());
+  parallel_for(static_cast<long>(quad.size()), 2, [&](long m) {
+    plans[static_cast<std::size_t>(m)] = transport::plan_sweep(disc, walls.streaming(static_cast<int>(m)));
+  }, 1);
+  return plans;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -44,13 +54,16 @@ class TransportSweep {
     for (std::size_t i = 0; i < n; ++i) emission_[i] = medium.kappa[i] * medium.blackbody_intensity[i];
     const std::size_t M = quad.size();
     if (opt.inner == io::InnerMethod::sweep) {
-      const auto t0 = Clock::now();
-      plans_.resize(M);
-      parallel_for(static_cast<long>(M), 2, [&](long m) {
-        plans_[static_cast<std::size_t>(m)] = transport::plan_sweep(disc, walls.streaming(static_cast<int>(m)));
-      }, 1);
-      report.plan_seconds = seconds_since(t0);
-      for (const auto& p : plans_) {
+      if (opt.plans) {
+        if (opt.plans->size() != M) throw std::logic_error("GrayOptions::plans: one sweep plan per ordinate");
+        plans_ = opt.plans;
+      } else {
+        const auto t0 = Clock::now();
+        own_plans_ = plan_sweeps(disc, walls, quad);
+        report.plan_seconds = seconds_since(t0);
+        plans_ = &own_plans_;
+      }
+      for (const auto& p : *plans_) {
         report.plan_bytes += p.bytes();
         report.max_levels = std::max(report.max_levels, static_cast<int>(p.num_levels()));
         report.total_cycles += p.cycles;
@@ -171,7 +184,7 @@ class TransportSweep {
 
   long solve_one(int m, const std::vector<double>& rhs, std::vector<double>& u) {
     if (opt_.inner == io::InnerMethod::sweep) {
-      const auto r = transport::sweep_solve(disc_, plans_[static_cast<std::size_t>(m)], medium_.sigma_t, rhs, u, opt_.inner_rtol, 200,
+      const auto r = transport::sweep_solve(disc_, (*plans_)[static_cast<std::size_t>(m)], medium_.sigma_t, rhs, u, opt_.inner_rtol, 200,
                                             opt_.positivity);
       if (r.limited) {
 #pragma omp atomic
@@ -288,7 +301,8 @@ class TransportSweep {
   std::array<std::vector<double>, 2> specular_;  // traces persisted between sweeps: without / with sources
   std::vector<std::vector<double>> kept_;
   long limited_ = 0;
-  std::vector<transport::SweepPlan> plans_;
+  std::vector<transport::SweepPlan> own_plans_;
+  const std::vector<transport::SweepPlan>* plans_ = nullptr;  // own_plans_ or GrayOptions::plans
   std::unique_ptr<backend::CpuTransport> cpu_;
   std::size_t batch_ = 1;
 };

@@ -10,6 +10,7 @@
 #include "problem/problem.hpp"
 #include "solver/collimated.hpp"
 #include "transport/discretization.hpp"
+#include "transport/sweep.hpp"
 
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct GrayOptions {
   // ordinate at a time (issue 9: measured side by side in benchmarks/gray).
   bool threads_over_levels = false;
   bool progress = false;
+  // Sweep plans made beforehand, one per ordinate (plan_sweeps): a spectral loop solves many gray
+  // problems on the same mesh and set, and the plans depend on neither kappa nor the sources.
+  const std::vector<transport::SweepPlan>* plans = nullptr;
 };
 
 struct GrayResult {
@@ -55,6 +59,10 @@ struct GrayResult {
   int max_levels = 0, total_cycles = 0;
   std::vector<double> lagged_fraction;  // per ordinate (sweeps)
 };
+
+// The sweep plans of every ordinate of `quad` (walls.streaming(m)), made in parallel.
+std::vector<transport::SweepPlan> plan_sweeps(const transport::Discretization& disc, const problem::Walls& walls,
+                                             const angular::Quadrature& quad);
 
 GrayResult solve_gray(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
                       const problem::Walls& walls, const GrayOptions& options, const Collimated* beams = nullptr);

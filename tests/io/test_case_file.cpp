@@ -54,7 +54,7 @@ TEST(CaseFile, ParsesTheDocumentedShape) {
   EXPECT_DOUBLE_EQ(c.directions[1][2], 1.0);  // normalised
   EXPECT_EQ(c.warnings.size(), 2u);          // both directions were off by more than 1e-6
   ASSERT_EQ(c.media.size(), 2u);
-  EXPECT_DOUBLE_EQ(c.media[0].kappa(std::array<double, 3>{0, 0, 0}), 0.1);
+  EXPECT_DOUBLE_EQ((*c.media[0].kappa)(std::array<double, 3>{0, 0, 0}), 0.1);
   EXPECT_DOUBLE_EQ((*c.media[0].blackbody_intensity)(std::array<double, 3>{2, 0, 0}), 3.0);
   EXPECT_DOUBLE_EQ(c.media[0].source(std::array<double, 3>{0, 4, 0}, std::array<double, 3>{0.5, 0, 0}), 2.0);
   EXPECT_TRUE(c.media[1].temperature.has_value());

@@ -1,0 +1,136 @@
+#include "spectral/spectral_solver.hpp"
+
+#include "common/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace dgrte::spectral {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+void add_to(std::vector<double>& total, const std::vector<double>& part) {
+  if (total.empty()) total.assign(part.size(), 0.0);
+  for (std::size_t i = 0; i < part.size(); ++i) total[i] += part[i];
+}
+
+// Sums one point's result into the total; the report keeps the first point's fixed facts (methods,
+// plans) and sums or maximises the counts.
+void accumulate(solver::GrayResult& total, const solver::GrayResult& r, bool first) {
+  for (auto [t, p] : {std::pair{&total.G, &r.G}, {&total.qx, &r.qx}, {&total.qy, &r.qy}, {&total.qz, &r.qz},
+                      {&total.source_total, &r.source_total}, {&total.q_in, &r.q_in}, {&total.q_out, &r.q_out}})
+    add_to(*t, *p);
+  if (first) {
+    total.outer_method = r.outer_method;
+    total.inner_method = r.inner_method;
+    total.stopping_rule = r.stopping_rule;
+    total.coupling_unknowns = r.coupling_unknowns;
+    total.plan_bytes = r.plan_bytes;
+    total.field_bytes = r.field_bytes;
+    total.max_levels = r.max_levels;
+    total.total_cycles = r.total_cycles;
+    total.lagged_fraction = r.lagged_fraction;
+  }
+  total.outer_iterations += r.outer_iterations;
+  total.transport_sweeps += r.transport_sweeps;
+  total.inner_iterations += r.inner_iterations;
+  total.specular_passes += r.specular_passes;
+  total.limited_elements += r.limited_elements;
+  total.converged = total.converged && r.converged;
+  total.outer_residual = std::max(total.outer_residual, r.outer_residual);
+  total.seconds += r.seconds;
+}
+
+}  // namespace
+
+std::vector<double> node_volumes(const transport::Discretization& disc) {
+  const auto np = static_cast<std::size_t>(disc.num_nodes());
+  const Eigen::VectorXd m1 = disc.ref.mass.rowwise().sum();
+  std::vector<double> v(disc.num_dofs());
+  for (std::size_t e = 0; e < disc.num_elements(); ++e)
+    for (std::size_t i = 0; i < np; ++i) v[e * np + i] = disc.geometry[e].jacobian * m1[static_cast<Eigen::Index>(i)];
+  return v;
+}
+
+SpectralResult solve_spectral(const transport::Discretization& disc, const angular::Quadrature& quad,
+                              const problem::Medium& medium, const problem::Walls& walls, gas::SpectralModel& model,
+                              const solver::GrayOptions& options, const std::function<void(const std::string&)>& progress) {
+  if (!medium.has_gas_model()) throw std::logic_error("solve_spectral: the medium has no gas state");
+  const std::size_t n = disc.num_dofs(), np = static_cast<std::size_t>(disc.num_nodes()), nfp = walls.face_nodes();
+  SpectralResult out;
+  {
+    const auto tp = Clock::now();
+    model.prepare(medium.gas, node_volumes(disc));
+    out.property_seconds += seconds_since(tp);
+  }
+  out.spectral_points = model.num_spectral_points();
+
+  // Wall emission weights a_j(T_w) are evaluated with the gas state next to the wall (the DG node of
+  // the face), as the slab solver does; walls at 0 K emit nothing and need no weight.
+  std::vector<std::size_t> hot;  // boundary face nodes b * N_fp + j with T_w > 0
+  std::vector<gas::GasState> hot_state;
+  std::vector<double> hot_temperature;
+  for (std::size_t b = 0; b < walls.num_faces(); ++b) {
+    const std::size_t e = walls.element_face(b) / 4;
+    const auto f = static_cast<std::size_t>(walls.element_face(b) % 4);
+    for (std::size_t j = 0; j < nfp; ++j) {
+      if (!(walls.temperature(b, j) > 0)) continue;
+      hot.push_back(b * nfp + j);
+      hot_state.push_back(medium.gas[e * np + static_cast<std::size_t>(disc.ref.face_nodes[f][j])]);
+      hot_temperature.push_back(walls.temperature(b, j));
+    }
+  }
+  out.wall_nodes_emitting = hot.size();
+  std::vector<double> gas_temperature(n);
+  for (std::size_t i = 0; i < n; ++i) gas_temperature[i] = medium.gas[i].temperature;
+
+  solver::GrayOptions opt = options;
+  std::vector<transport::SweepPlan> plans;
+  if (opt.inner == io::InnerMethod::sweep && !opt.plans) {
+    const auto t0 = Clock::now();
+    plans = solver::plan_sweeps(disc, walls, quad);
+    out.total.plan_seconds = seconds_since(t0);
+    opt.plans = &plans;
+  }
+  problem::Medium point = medium;  // kappa, sigma_t and Ib replaced for each point
+  problem::Walls point_walls = walls;
+  std::vector<double> kappa(n), a(n), a_hot(hot.size()), a_wall(walls.num_faces() * nfp, 0.0);
+  out.kappa_planck.assign(n, 0.0);
+  for (int j = 0; j < out.spectral_points; ++j) {
+    const auto tp = Clock::now();
+    model.absorption(j, medium.gas, kappa);
+    model.emission_weight(j, medium.gas, gas_temperature, a);
+    if (!hot.empty()) model.emission_weight(j, hot_state, hot_temperature, a_hot);
+    for (std::size_t k = 0; k < hot.size(); ++k) a_wall[hot[k]] = a_hot[k];
+    for (std::size_t i = 0; i < n; ++i) {
+      point.kappa[i] = kappa[i];
+      point.sigma_t[i] = kappa[i] + medium.sigma_s[i];
+      point.blackbody_intensity[i] = a[i] * medium.blackbody_intensity[i];
+      out.kappa_planck[i] += a[i] * kappa[i];
+    }
+    point_walls.scale_emission(a_wall);
+    out.property_seconds += seconds_since(tp);
+
+    const auto ts = Clock::now();
+    const auto r = solver::solve_gray(disc, quad, point, point_walls, opt);
+    const auto fields = output::radiation_fields(disc, point, point_walls, r);
+    out.transport_seconds += seconds_since(ts);
+    accumulate(out.total, r, j == 0);
+    out.max_outer_iterations = std::max(out.max_outer_iterations, r.outer_iterations);
+    add_to(out.fields.divq, fields.divq);
+    add_to(out.fields.divq_from_q, fields.divq_from_q);
+    add_to(out.fields.q_net, fields.q_net);
+    add_to(out.fields.q_emitted, fields.q_emitted);
+    if (j == 0) out.fields.face_area = fields.face_area;
+    if (progress)
+      progress(fmt::format("  spectral point {} / {}: {} outer iterations, {} transport sweeps", j + 1, out.spectral_points,
+                           r.outer_iterations, r.transport_sweeps));
+  }
+  return out;
+}
+
+}  // namespace dgrte::spectral

@@ -1,0 +1,45 @@
+#pragma once
+// The nongray solve: a spectral gas model (gas::SpectralModel: gray, WSGG, SNBCK, SLW, RCSLW, LBL)
+// turns the RTE into a sum of gray problems, one per spectral point j,
+//   s.grad I_j = kappa_j (a_j I_b(T) - I_j) + scattering (gray sigma_s),
+// with walls emitting eps a_j(T_w) I_b(T_w) (Modest 2013, ch. 20). Each point is one gray solve of
+// all ordinates (solver::solve_gray); G, q, div q and the wall fluxes are summed over the points and
+// the point's fields dropped, so memory does not grow with the number of points. What does not
+// depend on kappa (geometry, sweep plans) is built once.
+#include "angular/quadrature.hpp"
+#include "gas/spectral_model.hpp"
+#include "output/radiation_output.hpp"
+#include "problem/problem.hpp"
+#include "solver/gray_solver.hpp"
+#include "transport/discretization.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dgrte::spectral {
+
+struct SpectralResult {
+  solver::GrayResult total;        // G, q, q_in, q_out, source_total: sums over the points; counts summed
+  output::RadiationFields fields;  // div q (both forms), q_net, q_emitted: sums over the points
+  std::vector<double> kappa_planck;  // sum_j a_j(T) kappa_j at the nodes [1/m]: the Planck-mean absorption
+  int spectral_points = 0;
+  double property_seconds = 0;   // kappa_j and a_j at the nodes and walls
+  double transport_seconds = 0;  // the gray solves
+  int max_outer_iterations = 0;  // over the points
+  std::size_t wall_nodes_emitting = 0;  // boundary face nodes with T_w > 0 (the weights a_j(T_w) evaluated there)
+};
+
+// The volume each DG node stands for: J_e (M 1)_i, summing to the mesh volume (the weights of
+// averages over the medium, e.g. the SLW reference state).
+std::vector<double> node_volumes(const transport::Discretization& disc);
+
+// medium must carry the gas state (problem::Medium::gas); walls are the gray walls (eps I_b(T_w)).
+// The model is prepared here for the medium's states, weighted by node_volumes.
+// progress (optional) is told "spectral point j / N" lines.
+SpectralResult solve_spectral(const transport::Discretization& disc, const angular::Quadrature& quad,
+                              const problem::Medium& medium, const problem::Walls& walls, gas::SpectralModel& model,
+                              const solver::GrayOptions& options,
+                              const std::function<void(const std::string&)>& progress = {});
+
+}  // namespace dgrte::spectral
