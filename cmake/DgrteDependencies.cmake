@@ -9,7 +9,7 @@ find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(MPI REQUIRED COMPONENTS C CXX)
 pkg_check_modules(PETSC REQUIRED IMPORTED_TARGET PETSc)
 pkg_check_modules(MUPARSER REQUIRED IMPORTED_TARGET muparser)
-find_package(VTK REQUIRED COMPONENTS CommonCore CommonDataModel IOXML)
+find_package(VTK REQUIRED COMPONENTS CommonCore CommonDataModel IOXML IOLegacy FiltersCore)
 
 find_path(GMSH_INCLUDE_DIR gmsh.h REQUIRED)
 find_library(GMSH_LIBRARY gmsh REQUIRED)

@@ -11,7 +11,7 @@ PKGS=(
   libyaml-cpp-dev libfmt-dev libcli11-dev libmuparser-dev
   libeigen3-dev libnanoflann-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev
-  python3-numpy python3-scipy python3-matplotlib
+  python3-numpy python3-scipy python3-matplotlib python3-yaml
 )
 missing=()
 for p in "${PKGS[@]}"; do

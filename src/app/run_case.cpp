@@ -46,7 +46,37 @@ struct Setup {
   std::function<void(const std::string&)> log;
   Clock::time_point start;
   std::size_t printed = 0;  // warnings already shown on the terminal
+  nlohmann::json fields = nlohmann::json::array();  // field files read (summary "fields")
 };
+
+// Field files (media.X.field): a summary record per entry, a log line per quantity (source range vs
+// the nodes' range), and a warning where nodes outside the source took the closest value.
+void report_fields(Setup& s, const problem::Medium& m) {
+  for (const auto& fi : m.field_imports) {
+    nlohmann::json arrays = nlohmann::json::object();
+    s.log(fmt::format("  {}: {} ({}, {} source {}), {} nodes by {}", fi.where, fi.file, fi.info.source_kind, fi.info.source_points,
+                      fi.info.source_kind == "cell data" ? "cells" : "points", fi.nodes, fi.info.method));
+    for (std::size_t a = 0; a < fi.quantities.size(); ++a) {
+      const auto& r = fi.info.ranges[a];
+      arrays[fi.quantities[a]] = {{"array", r.name}, {"source_min", r.source_min}, {"source_max", r.source_max},
+                                  {"node_min", r.sampled_min}, {"node_max", r.sampled_max}};
+      s.log(fmt::format("    {} <- '{}': file [{:.6g}, {:.6g}], nodes [{:.6g}, {:.6g}]", fi.quantities[a], r.name, r.source_min,
+                        r.source_max, r.sampled_min, r.sampled_max));
+    }
+    if (fi.info.outside > 0) {
+      const auto& x = fi.info.first_outside;
+      s.warnings.push_back(fmt::format("{}: {} of {} nodes lie outside {} (the first at ({:.6g}, {:.6g}, {:.6g})); they took the value "
+                                       "at the closest point of the source (outside: nearest)",
+                                       fi.where, fi.info.outside, fi.nodes, fi.file, x[0], x[1], x[2]));
+    }
+    nlohmann::json rec = {{"entry", fi.where},        {"file", fi.file},
+                          {"source", fi.info.source_kind}, {"source_points", fi.info.source_points},
+                          {"method", fi.info.method},  {"nodes", fi.nodes},
+                          {"outside_nodes", fi.info.outside}, {"quantities", arrays}};
+    if (fi.info.max_distance > 0) rec["max_distance"] = fi.info.max_distance;
+    s.fields.push_back(rec);
+  }
+}
 
 std::vector<io::StringData> group_names(const mesh::TetMesh& mesh) {
   io::StringData vol{"volume_group_names", {}}, surf{"surface_group_names", {}};
@@ -78,6 +108,7 @@ nlohmann::json summary_header(const Setup& s) {
   summary["nodes_per_element"] = s.disc.num_nodes();
   summary["dofs"] = s.disc.num_dofs();
   summary["threads"] = omp_get_max_threads();
+  if (!s.fields.empty()) summary["fields"] = s.fields;
   return summary;
 }
 
@@ -101,6 +132,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
   const auto& cs = s.cs;
   const auto& disc = s.disc;
   const problem::Medium medium = problem::build_medium(cs, disc, nullptr);
+  report_fields(s, medium);
   const problem::Walls walls(cs, disc, nullptr, s.warnings);
   const std::size_t n = disc.num_dofs();
   const auto inner = cs.solver.inner.value_or(io::InnerMethod::bicgstab);
@@ -249,6 +281,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   const auto& disc = s.disc;
   const auto quad = problem::build_quadrature(*cs.angular);
   const problem::Medium medium = problem::build_medium(cs, disc, &quad);
+  report_fields(s, medium);
   const problem::Walls walls(cs, disc, &quad, s.warnings);
   for (const auto& probe : cs.output.probes)
     if (!probe.wall.empty()) output::locate_wall_probe(probe, disc, walls);  // fail before the solve, not after
@@ -344,6 +377,13 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
     summary["collimated"] = {{"beams", jb}, {"generations", beams.generations}, {"unfollowed_fraction", beams.unfollowed_fraction},
                              {"G_integral_W_per_m", output::volume_integral(disc, beams.G)}};
   }
+  if (model.spectral && (spectral_run.gas_nodes_clamped > 0 || spectral_run.wall_nodes_clamped > 0))
+    s.warnings.push_back(fmt::format(
+        "{}: the gas model {} covers {:.0f}-{:.0f} K; {} of {} gas nodes (the gas spans {:.0f}-{:.0f} K) and {} of {} emitting wall nodes "
+        "lie outside and take the properties at the nearest end of that range",
+        cs.file.string(), model.name(), spectral_run.temperature_range.first, spectral_run.temperature_range.second,
+        spectral_run.gas_nodes_clamped, n, spectral_run.gas_temperature_min, spectral_run.gas_temperature_max,
+        spectral_run.wall_nodes_clamped, spectral_run.wall_nodes_emitting));
   if (model.spectral)
     summary["spectral"] = {{"model", model.name()},
                            {"type", model.type},
@@ -352,6 +392,12 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                            {"transport_seconds", spectral_run.transport_seconds},
                            {"max_outer_iterations", spectral_run.max_outer_iterations},
                            {"wall_nodes_emitting", spectral_run.wall_nodes_emitting},
+                           {"temperature_range_K", {spectral_run.temperature_range.first,
+                                                    std::isfinite(spectral_run.temperature_range.second)
+                                                        ? nlohmann::json(spectral_run.temperature_range.second)
+                                                        : nlohmann::json(nullptr)}},
+                           {"gas_nodes_clamped", spectral_run.gas_nodes_clamped},
+                           {"wall_nodes_clamped", spectral_run.wall_nodes_clamped},
                            {"planck_mean_kappa_volume_average", output::volume_integral(disc, spectral_run.kappa_planck) /
                                                                     output::volume_integral(disc, std::vector<double>(n, 1.0))}};
   summary["walls"] = output::wall_summary(disc, walls, fields, result);
@@ -422,7 +468,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
 }  // namespace
 
 nlohmann::json run_case(const RunOptions& opt) {
-  Setup s{io::read_case(opt.case_file), {}, {}, {}, {}, Clock::now(), 0};
+  Setup s{io::read_case(opt.case_file), {}, {}, {}, {}, Clock::now(), 0, nlohmann::json::array()};
   if (opt.output_directory) s.cs.output.directory = *opt.output_directory;
   if (opt.linear_vtk) s.cs.output.linear = *opt.linear_vtk;
   s.log = [&](const std::string& line) {

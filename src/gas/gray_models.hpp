@@ -38,6 +38,7 @@ class PlanckMeanModel final : public SpectralModel {
  public:
   explicit PlanckMeanModel(bool strict = false);
   std::string name() const override { return "planck-mean"; }
+  std::pair<double, double> temperature_range() const override { return {range_.lo, range_.hi}; }
   int num_spectral_points() const override { return 1; }
   void absorption(int j, std::span<const GasState> states, std::span<double> kappa) const override;
   void emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,

@@ -53,6 +53,7 @@ class SlwModel : public SpectralModel {
   SlwModel(const std::string& gasdata_dir, SlwOptions opt = {});
 
   std::string name() const override { return rc_ ? "rcslw" : "slw"; }
+  std::pair<double, double> temperature_range() const override { return {AlbdfTables::kTmin, AlbdfTables::kTmax}; }
   int num_spectral_points() const override { return n_ + 1; }
   void prepare(std::span<const GasState> medium, std::span<const double> weights = {}) override;
   void absorption(int j, std::span<const GasState> states, std::span<double> kappa) const override;

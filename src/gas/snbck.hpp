@@ -64,6 +64,7 @@ class SnbckModel final : public SpectralModel {
   void emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
                        std::span<double> a) const override;
   bool spectrum(const GasState& state, std::span<const double> wavenumbers, std::span<double> kappa) const override;
+  std::pair<double, double> temperature_range() const override { return {data_->range().lo, data_->range().hi}; }
 
   const SnbData& data() const { return *data_; }
   int num_groups() const { return static_cast<int>(groups_.size()); }

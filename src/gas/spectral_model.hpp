@@ -4,8 +4,10 @@
 // points" j):  s.grad I_j = kappa_j (a_j I_b(T) - I_j),  I = sum_j I_j,  with walls emitting
 // eps * a_j(T_wall) * I_b(T_wall). Units: kappa in 1/m, temperature in K, pressure in atm (the
 // case files' unit; convert at the edges), mole fractions dimensionless.
+#include <limits>
 #include <span>
 #include <string>
+#include <utility>
 
 namespace dgrte::gas {
 
@@ -39,6 +41,10 @@ class SpectralModel {
   // for a wall the wall temperature. Weights of a complete model sum to 1 over j.
   virtual void emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
                                std::span<double> a) const = 0;
+
+  // The temperatures [K] the model's data cover; states and wall temperatures outside are clamped
+  // into it (or rejected by a strict model). Unlimited by default.
+  virtual std::pair<double, double> temperature_range() const { return {0.0, std::numeric_limits<double>::infinity()}; }
 
   // Optional, for models with a wavenumber axis (line-by-line; SNB band means): kappa[i] [1/m] of
   // the gas in `state` at wavenumbers[i] [cm^-1]. Returns false when the model has no spectrum.

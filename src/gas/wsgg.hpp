@@ -21,6 +21,7 @@ class WsggModel final : public SpectralModel {
   WsggModel(Variant v, const std::filesystem::path& gasdata, bool strict = false, std::string smith_set = "auto");
   std::string name() const override;
   int num_spectral_points() const override;
+  std::pair<double, double> temperature_range() const override { return {range_.lo, range_.hi}; }
   void absorption(int j, std::span<const GasState> states, std::span<double> kappa) const override;
   void emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
                        std::span<double> a) const override;

@@ -160,7 +160,36 @@ MediumSpec::Phase parse_phase(const Ctx& c, const YAML::Node& n, const std::stri
   return ph;
 }
 
-std::vector<MediumSpec> parse_media(const Ctx& c, const YAML::Node& n, bool gas_model) {
+// media.X.field: {file, <quantity>: <array name>..., outside: error | nearest, max_distance}.
+FieldSpec parse_field(const Ctx& c, const YAML::Node& n, const std::string& p, const std::filesystem::path& base, bool gas_model) {
+  static const std::vector<std::string> quantities{"temperature", "pressure", "x_h2o", "x_co2", "x_co"};
+  if (!n.IsMap()) c.fail(p, n, "expected a mapping {file: cfd.vtu, temperature: T, x_h2o: ARRAY, ...}");
+  check_map(c, n, p, {"file", "temperature", "pressure", "x_h2o", "x_co2", "x_co", "outside", "max_distance"});
+  if (!n["file"]) c.fail(p, n, "missing 'file' (a .vtu, .vtk or .csv file, relative to the case file)");
+  FieldSpec f;
+  const auto file = scalar<std::string>(c, n["file"], p + ".file", "a file name");
+  f.file = std::filesystem::path(file).is_relative() ? base / file : std::filesystem::path(file);
+  for (const auto& q : quantities) {
+    if (!n[q]) continue;
+    if (!gas_model && q != "temperature")
+      c.fail(p + "." + q, n[q], "without a gas model ('model:') a field can give only the temperature");
+    f.arrays.emplace_back(q, scalar<std::string>(c, n[q], p + "." + q, "an array name of the file"));
+  }
+  if (f.arrays.empty()) c.fail(p, n, "map at least one quantity to an array of the file, e.g. temperature: T");
+  if (n["outside"]) {
+    const auto o = scalar<std::string>(c, n["outside"], p + ".outside", "error or nearest");
+    if (o != "error" && o != "nearest") c.fail(p + ".outside", n["outside"], "expected 'error' (default) or 'nearest'");
+    f.nearest_outside = o == "nearest";
+  }
+  if (n["max_distance"]) {
+    f.max_distance = number(c, n["max_distance"], p + ".max_distance");
+    if (!(f.max_distance > 0)) c.fail(p + ".max_distance", n["max_distance"], "must be > 0 m");
+  }
+  f.where = c.where(p, n);
+  return f;
+}
+
+std::vector<MediumSpec> parse_media(const Ctx& c, const YAML::Node& n, bool gas_model, const std::filesystem::path& base) {
   if (!n.IsMap() || n.size() == 0) c.fail("media", n, "expected a mapping from volume physical-group names (or \"*\") to media");
   std::vector<MediumSpec> media;
   static const char* const gas_keys[] = {"pressure", "x_h2o", "x_co2", "x_co"};
@@ -168,22 +197,31 @@ std::vector<MediumSpec> parse_media(const Ctx& c, const YAML::Node& n, bool gas_
     const auto group = kv.first.as<std::string>();
     const std::string p = "media." + group;
     const YAML::Node& m = kv.second;
-    check_map(c, m, p, {"kappa", "Ib", "temperature", "source", "scattering", "phase_function", "pressure", "x_h2o", "x_co2", "x_co"});
+    check_map(c, m, p, {"kappa", "Ib", "temperature", "source", "scattering", "phase_function", "pressure", "x_h2o", "x_co2", "x_co",
+                        "field"});
+    std::optional<FieldSpec> field;
+    if (m["field"]) {
+      field = parse_field(c, m["field"], p + ".field", base, gas_model);
+      for (const auto& [q, array] : field->arrays)
+        if (m[q]) c.fail(p + "." + q, m[q], fmt::format("'{}' is also read from the field file (array '{}'); keep one of them", q, array));
+    }
+    const bool field_temperature = field && field->array_for("temperature");
     if (gas_model) {
       // The model gives kappa and the emission from the gas state (docs/case-file.md, "Gas models").
       if (m["kappa"])
         c.fail(p + ".kappa", m["kappa"], "with a gas model ('model:') the absorption coefficient comes from the model; remove "
                                          "kappa (a gray gas is model: {type: gray, kappa: ...})");
       if (m["Ib"]) c.fail(p + ".Ib", m["Ib"], "with a gas model give the gas 'temperature' [K], not Ib");
-      if (!m["temperature"]) c.fail(p, m, "missing 'temperature' (the gas temperature [K], needed by the gas model)");
+      if (!m["temperature"] && !field_temperature)
+        c.fail(p, m, "missing 'temperature' (the gas temperature [K], needed by the gas model; or field: {file, temperature: ARRAY})");
     } else {
       if (!m["kappa"]) c.fail(p, m, "missing 'kappa' (absorption coefficient, 1/m)");
       for (const char* k : gas_keys)
         if (m[k])
           c.fail(p + "." + k, m[k], "the gas composition is used only with a spectral gas model: add a 'model:' block "
                                     "(e.g. model: {type: wsgg}) or remove the key");
-      if (m["Ib"] && m["temperature"]) c.fail(p, m, "give either 'Ib' or 'temperature', not both");
-      if (!m["Ib"] && !m["temperature"]) c.fail(p, m, "missing 'Ib' (blackbody intensity) or 'temperature'");
+      if (m["Ib"] && (m["temperature"] || field_temperature)) c.fail(p, m, "give either 'Ib' or 'temperature', not both");
+      if (!m["Ib"] && !m["temperature"] && !field_temperature) c.fail(p, m, "missing 'Ib' (blackbody intensity) or 'temperature'");
     }
     MediumSpec s;
     s.group = group;
@@ -199,6 +237,7 @@ std::vector<MediumSpec> parse_media(const Ctx& c, const YAML::Node& n, bool gas_
     if (m["x_h2o"]) s.x_h2o = expression(c, m["x_h2o"], p + ".x_h2o", kSpaceVars);
     if (m["x_co2"]) s.x_co2 = expression(c, m["x_co2"], p + ".x_co2", kSpaceVars);
     if (m["x_co"]) s.x_co = expression(c, m["x_co"], p + ".x_co", kSpaceVars);
+    s.field = std::move(field);
     s.line = kv.first.Mark().line + 1;
     media.push_back(std::move(s));
   }
@@ -546,7 +585,7 @@ CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& f
     check_map(c, *cs.model, "model", {"type"});
     cs.model.reset();
   }
-  cs.media = parse_media(c, root["media"], cs.model != nullptr);
+  cs.media = parse_media(c, root["media"], cs.model != nullptr, base);
   cs.boundaries = parse_boundaries(c, root["boundaries"]);
   if (root["collimated"]) {
     const auto& beams = root["collimated"];

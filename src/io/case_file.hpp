@@ -35,6 +35,20 @@ void check_mesh_file_exists(const MeshSpec& m);
 inline const std::vector<std::string> kSpaceVars{"x", "y", "z"};
 inline const std::vector<std::string> kSpaceDirectionVars{"x", "y", "z", "sx", "sy", "sz"};
 
+// Medium quantities read from a file of another code (`media.X.field`, fields/field_import.hpp).
+struct FieldSpec {
+  std::filesystem::path file;  // as resolved against the case file's folder
+  std::vector<std::pair<std::string, std::string>> arrays;  // quantity (temperature, x_h2o, ...) -> array name in the file
+  bool nearest_outside = false;  // outside: nearest (else outside nodes are an error)
+  double max_distance = 0;       // point clouds: 0 = automatic
+  std::string where;             // "file: media.X.field (line N)"
+  const std::string* array_for(const std::string& quantity) const {
+    for (const auto& [q, a] : arrays)
+      if (q == quantity) return &a;
+    return nullptr;
+  }
+};
+
 struct MediumSpec {
   std::string group;  // volume physical-group name or "*"
   std::optional<Expression> kappa;  // 1/m, of (x, y, z); required without a gas model, an error with one
@@ -45,6 +59,7 @@ struct MediumSpec {
   // Gas state for a spectral model (`model:`), of (x, y, z): pressure [atm] (default 1) and mole
   // fractions (default 0).
   std::optional<Expression> pressure, x_h2o, x_co2, x_co;
+  std::optional<FieldSpec> field;  // quantities from a CFD file instead of expressions
   Expression source{"0", kSpaceDirectionVars, "media.*.source"};  // W/(m^3 sr), of (x, y, z, sx, sy, sz)
   Expression scattering{"0", kSpaceVars, "media.*.scattering"};  // sigma_s [1/m], of (x, y, z)
   struct Phase {

@@ -108,6 +108,37 @@ Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& dis
   const bool gas_model = cs.model != nullptr;
   if (gas_model) m.gas.resize(n);
   const std::string file = cs.file.string();
+  // Field files: each entry's nodes sampled once; sampled[entry][quantity] is per node (all nodes).
+  std::vector<std::vector<std::pair<std::string, std::vector<double>>>> sampled(cs.media.size());
+  for (std::size_t entry = 0; entry < cs.media.size(); ++entry) {
+    const auto& spec = cs.media[entry];
+    if (!spec.field) continue;
+    std::vector<std::size_t> nodes;
+    std::vector<fields::Vec3> points;
+    for (std::size_t e = 0; e < K; ++e)
+      if (entry_of(e) == entry)
+        for (std::size_t i = 0; i < np; ++i) nodes.push_back(e * np + i), points.push_back(disc.node_position[e * np + i]);
+    fields::FieldRequest req{spec.field->file, {}, spec.field->nearest_outside, spec.field->max_distance, spec.field->where};
+    for (const auto& qa : spec.field->arrays) req.arrays.push_back(qa.second);
+    auto got = fields::sample_fields(req, points);
+    Medium::FieldImport record{spec.field->where, spec.field->file.string(), {}, {}, nodes.size()};
+    for (std::size_t a = 0; a < req.arrays.size(); ++a) {
+      std::vector<double> full(n, std::nan(""));
+      for (std::size_t j = 0; j < nodes.size(); ++j) full[nodes[j]] = got.values[a][j];
+      sampled[entry].emplace_back(spec.field->arrays[a].first, std::move(full));
+      record.quantities.push_back(spec.field->arrays[a].first);
+    }
+    got.values.clear();
+    record.info = std::move(got);
+    m.field_imports.push_back(std::move(record));
+  }
+  // A quantity at node k: from the entry's field file if it maps it, else its expression, else the default.
+  auto quantity = [&](std::size_t entry, const char* name, const std::optional<io::Expression>& ex, std::size_t k, const Vec3& x,
+                      double fallback) {
+    for (const auto& [q, v] : sampled[entry])
+      if (q == name) return v[k];
+    return ex ? (*ex)(x) : fallback;
+  };
   std::vector<char> scatters(cs.media.size(), 0);
   for (std::size_t e = 0; e < K; ++e) {
     const auto& spec = cs.media[entry_of(e)];
@@ -119,11 +150,12 @@ Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& dis
       m.sigma_s[k] = checked(spec.scattering(x), file, key + ".scattering", spec.line, x, "the scattering coefficient");
       if (gas_model) {
         gas::GasState& st = m.gas[k];
-        st.temperature = (*spec.temperature)(x);
-        st.pressure = spec.pressure ? (*spec.pressure)(x) : 1.0;
-        st.x_h2o = spec.x_h2o ? (*spec.x_h2o)(x) : 0.0;
-        st.x_co2 = spec.x_co2 ? (*spec.x_co2)(x) : 0.0;
-        st.x_co = spec.x_co ? (*spec.x_co)(x) : 0.0;
+        const std::size_t entry = entry_of(e);
+        st.temperature = quantity(entry, "temperature", spec.temperature, k, x, 0.0);
+        st.pressure = quantity(entry, "pressure", spec.pressure, k, x, 1.0);
+        st.x_h2o = quantity(entry, "x_h2o", spec.x_h2o, k, x, 0.0);
+        st.x_co2 = quantity(entry, "x_co2", spec.x_co2, k, x, 0.0);
+        st.x_co = quantity(entry, "x_co", spec.x_co, k, x, 0.0);
         try {
           gas::validate_state(st, "gas state");
         } catch (const InputError& err) {
@@ -135,7 +167,9 @@ Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& dis
       if (spec.blackbody_intensity) {
         m.blackbody_intensity[k] = checked((*spec.blackbody_intensity)(x), file, key + ".Ib", spec.line, x, "the blackbody intensity");
       } else {
-        const double T = checked((*spec.temperature)(x), file, key + ".temperature", spec.line, x, "the temperature");
+        const bool from_field = spec.field && spec.field->array_for("temperature");
+        const double T = checked(quantity(entry_of(e), "temperature", spec.temperature, k, x, 0.0), file,
+                                 key + (from_field ? ".field.temperature" : ".temperature"), spec.line, x, "the temperature");
         m.temperature[k] = T;
         m.blackbody_intensity[k] = kSigma * std::pow(T, 4) / kPi;
       }

@@ -5,6 +5,7 @@
 #include "angular/phase_function.hpp"
 #include "angular/quadrature.hpp"
 #include "angular/scattering_matrix.hpp"
+#include "fields/field_import.hpp"
 #include "gas/spectral_model.hpp"
 #include "io/case_file.hpp"
 #include "transport/discretization.hpp"
@@ -27,6 +28,16 @@ struct Medium {
   // of one spectral point at a time (set by the spectral loop), 0 as built.
   std::vector<gas::GasState> gas;
   bool has_gas_model() const { return !gas.empty(); }
+  // Quantities read from field files (media.X.field), one record per entry: what was read, how it
+  // was interpolated and the ranges (source vs nodes); the values themselves are in the fields above.
+  struct FieldImport {
+    std::string where;                     // the case-file entry
+    std::string file;
+    std::vector<std::string> quantities;   // e.g. temperature, x_h2o (same order as info.ranges)
+    fields::SampledFields info;            // values dropped
+    std::size_t nodes = 0;
+  };
+  std::vector<FieldImport> field_imports;
   // Scattering: one discrete operator per medium entry that scatters (the phase function is per
   // entry); element -> operator index, -1 if the element does not scatter.
   std::vector<angular::PhaseFunction> phase;

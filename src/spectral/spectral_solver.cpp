@@ -87,6 +87,14 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
   out.wall_nodes_emitting = hot.size();
   std::vector<double> gas_temperature(n);
   for (std::size_t i = 0; i < n; ++i) gas_temperature[i] = medium.gas[i].temperature;
+  // The range check, once, up front (the model clamps during the loop).
+  out.temperature_range = model.temperature_range();
+  const auto [tlo, thi] = out.temperature_range;
+  auto outside = [&](double t) { return t < tlo || t > thi; };
+  out.gas_nodes_clamped = static_cast<std::size_t>(std::count_if(gas_temperature.begin(), gas_temperature.end(), outside));
+  out.wall_nodes_clamped = static_cast<std::size_t>(std::count_if(hot_temperature.begin(), hot_temperature.end(), outside));
+  const auto [tmin, tmax] = std::minmax_element(gas_temperature.begin(), gas_temperature.end());
+  if (tmin != gas_temperature.end()) out.gas_temperature_min = *tmin, out.gas_temperature_max = *tmax;
 
   solver::GrayOptions opt = options;
   std::vector<transport::SweepPlan> plans;

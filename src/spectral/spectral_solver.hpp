@@ -28,6 +28,11 @@ struct SpectralResult {
   double transport_seconds = 0;  // the gray solves
   int max_outer_iterations = 0;  // over the points
   std::size_t wall_nodes_emitting = 0;  // boundary face nodes with T_w > 0 (the weights a_j(T_w) evaluated there)
+  // Checked once before the loop: the model's temperature range, and how many gas nodes and
+  // emitting wall nodes lie outside it (their properties are those of the nearest end).
+  std::pair<double, double> temperature_range{0, 0};
+  std::size_t gas_nodes_clamped = 0, wall_nodes_clamped = 0;
+  double gas_temperature_min = 0, gas_temperature_max = 0;
 };
 
 // The volume each DG node stands for: J_e (M 1)_i, summing to the mesh volume (the weights of

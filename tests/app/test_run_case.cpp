@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -115,6 +116,117 @@ TEST(RunCase, NegativeTemperatureIsAnError) {
                              "boundaries:\n  \"*\": {type: black, temperature: \"300 - 400*x\"}\noutput: {vtk: false}\n");
   EXPECT_NE(wall.find("boundaries.*.temperature (line 7)"), std::string::npos) << wall;
   EXPECT_NE(wall.find("at ("), std::string::npos) << wall;
+}
+
+// Spectral gas models through `dgrte run`: a cube of gas in an angular run.
+std::string gas_case(const std::string& model, const std::string& medium, const std::string& walls) {
+  return "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/mms/cube.geo, size: 0.8}\norder: 2\n"
+         "angular: {quadrature: sn, order: 4}\n" + model +
+         "media:\n  \"*\": " + medium + "\nboundaries:\n  \"*\": " + walls + "\n"
+         "solver: {outer_tolerance: 1.0e-12}\noutput: {vtk: false}\n";
+}
+
+nlohmann::json run_text(const std::string& name, const std::string& body) {
+  RunOptions opt;
+  opt.case_file = write_case(name, body);
+  opt.output_directory = fs::temp_directory_path() / "dgrte_app_tests" / (name + "_out");
+  opt.quiet = true;
+  return run_case(opt);
+}
+
+TEST(RunCase, GrayGasModelGivesTheGrayRun) {
+  // One spectral point of weight 1: the model's kappa(T) must reproduce the plain gray case exactly.
+  const std::string walls = "{type: gray, emissivity: 0.7, temperature: \"500 + 100*x\"}";
+  const auto gray = run_text("gray_plain", gas_case("", "{kappa: \"0.4\", temperature: \"1200 + 200*z\", scattering: \"0.3\"}", walls));
+  const auto model = run_text("gray_model", gas_case("model: {type: gray, kappa: \"0.4\"}\n",
+                                                     "{temperature: \"1200 + 200*z\", scattering: \"0.3\"}", walls));
+  ASSERT_TRUE(model.contains("spectral"));
+  EXPECT_EQ(model["spectral"]["spectral_points"], 1);
+  EXPECT_EQ(model["spectral"]["model"], "gray");
+  for (const char* g : {"xmin", "zmax"}) {
+    const double a = gray["walls"][g]["q_net_W"].get<double>(), b = model["walls"][g]["q_net_W"].get<double>();
+    EXPECT_NEAR(b, a, 1e-9 * std::abs(a)) << g;
+  }
+  EXPECT_NEAR(model["energy_balance"]["volume_W"].get<double>(), gray["energy_balance"]["volume_W"].get<double>(),
+              1e-9 * std::abs(gray["energy_balance"]["volume_W"].get<double>()));
+}
+
+TEST(RunCase, WsggIsothermalEnclosureIsInEquilibrium) {
+  // Gas and black walls at one temperature: every spectral point j is in equilibrium with weight
+  // a_j(T) on both, and the weights sum to 1, so div q = 0, q_net = 0 and G = 4 sigma T^4 in total.
+  const auto s = run_text("wsgg_eq", gas_case("model: {type: wsgg}\n", "{temperature: \"1400\", x_h2o: \"0.2\", x_co2: \"0.1\"}",
+                                              "{type: black, temperature: 1400}"));
+  EXPECT_EQ(s["spectral"]["spectral_points"], 5);
+  EXPECT_GE(s["spectral"]["property_seconds"].get<double>(), 0.0);
+  EXPECT_GT(s["spectral"]["transport_seconds"].get<double>(), 0.0);
+  const double emitted = 5.670374419e-8 * std::pow(1400.0, 4);  // per unit wall area
+  for (const auto& [g, w] : s["walls"].items()) {
+    EXPECT_NEAR(w["q_net_mean"].get<double>(), 0.0, 1e-8 * emitted) << g;
+    // Black walls emit I_b(T) H_n over the set (= sigma T^4 H_n / pi) and absorb what they emit.
+    EXPECT_NEAR(w["q_out_W"].get<double>() / w["area"].get<double>(), emitted, 0.06 * emitted) << g;
+    EXPECT_NEAR(w["q_out_W"].get<double>(), w["emitted_W"].get<double>(), 1e-8 * w["emitted_W"].get<double>()) << g;
+    EXPECT_NEAR(w["q_in_W"].get<double>(), w["q_out_W"].get<double>(), 1e-8 * w["q_out_W"].get<double>()) << g;
+  }
+  EXPECT_NEAR(s["energy_balance"]["volume_W"].get<double>(), 0.0, 1e-8 * emitted);
+  // The Planck-mean kappa of the mixture is positive and finite.
+  EXPECT_GT(s["spectral"]["planck_mean_kappa_volume_average"].get<double>(), 0.0);
+}
+
+TEST(RunCase, BadGasStateNamesTheEntryAndNode) {
+  const auto msg = error_of(gas_case("model: {type: wsgg}\n", "{temperature: \"1400\", x_h2o: \"0.2 + x\", x_co2: \"0.1\"}",
+                                     "{type: black, temperature: 1400}"));
+  EXPECT_NE(msg.find("media.*"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("at the node ("), std::string::npos) << msg;
+}
+
+TEST(RunCase, GasStateFromAFieldFile) {
+  // A CSV cloud holding the same (uniform) state as the expressions gives the same run; the summary
+  // reports the file's and the nodes' ranges.
+  const auto csv = fs::temp_directory_path() / "dgrte_app_tests" / "cfd.csv";
+  {
+    std::ofstream out(csv);
+    out << "x,y,z,T,XH2O\n";
+    for (int k = -2; k <= 2; ++k)
+      for (int j = -2; j <= 2; ++j)
+        for (int i = -2; i <= 2; ++i) out << 0.5 * i << "," << 0.5 * j << "," << 0.5 * k << ",1400,0.2\n";
+  }
+  const std::string walls = "{type: black, temperature: 800}";
+  const auto expr = run_text("field_expr", gas_case("model: {type: wsgg}\n", "{temperature: \"1400\", x_h2o: \"0.2\", x_co2: \"0.1\"}", walls));
+  const auto file = run_text("field_file", gas_case("model: {type: wsgg}\n",
+                                                    "{field: {file: " + csv.string() + ", temperature: T, x_h2o: XH2O}, x_co2: \"0.1\"}", walls));
+  EXPECT_NEAR(file["walls"]["xmin"]["q_net_W"].get<double>(), expr["walls"]["xmin"]["q_net_W"].get<double>(),
+              1e-9 * std::abs(expr["walls"]["xmin"]["q_net_W"].get<double>()));
+  ASSERT_TRUE(file.contains("fields"));
+  const auto& f = file["fields"][0];
+  EXPECT_EQ(f["source"], "point cloud");
+  EXPECT_EQ(f["source_points"], 125);
+  EXPECT_EQ(f["outside_nodes"], 0);
+  EXPECT_DOUBLE_EQ(f["quantities"]["temperature"]["node_min"].get<double>(), 1400.0);
+  EXPECT_EQ(f["quantities"]["x_h2o"]["array"], "XH2O");
+  // A gray run may read its temperature from a file too; a wrong array name is an error naming both.
+  const auto gray = run_text("field_gray", gas_case("", "{kappa: \"0.5\", field: {file: " + csv.string() + ", temperature: T}}", walls));
+  EXPECT_TRUE(gray.contains("fields"));
+  const auto msg = error_of(gas_case("model: {type: wsgg}\n", "{field: {file: " + csv.string() + ", temperature: Temp}, x_h2o: \"0.1\"}", walls));
+  EXPECT_NE(msg.find("cfd.csv"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("no column 'Temp'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("media.*.field"), std::string::npos) << msg;
+}
+
+TEST(RunCase, TemperaturesOutsideTheModelRangeAreCountedOnce) {
+  // WSGG (Bordbar 2014) covers 300-2400 K: the hot half of this gas is clamped, one warning says how much.
+  const auto s = run_text("wsgg_clamp", gas_case("model: {type: wsgg}\n", "{temperature: \"2000 + 600*x\", x_h2o: \"0.2\"}",
+                                                 "{type: black, temperature: 2600}"));
+  EXPECT_GT(s["spectral"]["gas_nodes_clamped"].get<std::size_t>(), 0u);
+  EXPECT_EQ(s["spectral"]["wall_nodes_clamped"].get<std::size_t>(), s["spectral"]["wall_nodes_emitting"].get<std::size_t>());
+  EXPECT_EQ(s["spectral"]["temperature_range_K"][1].get<double>(), 2400.0);
+  int found = 0;
+  for (const auto& w : s["warnings"]) found += w.get<std::string>().find("covers 300-2400 K") != std::string::npos;
+  EXPECT_EQ(found, 1) << s["warnings"].dump();
+}
+
+TEST(RunCase, SnbTransmissivityModelIsRefusedIn3D) {
+  const auto msg = error_of(gas_case("model: {type: snb}\n", "{temperature: \"1400\", x_h2o: \"0.2\"}", "{type: black}"));
+  EXPECT_NE(msg.find("snbck"), std::string::npos) << msg;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "io/case_file.hpp"
 
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <cmath>
 
@@ -161,6 +162,70 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"  file: cube.msh", "  file: cube.msh\n  size: 1", {"mesh.size", "'geo' only"}},
                       BadCase{"directions:", "directions: [", {"not valid YAML", "line"}}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return "case" + std::to_string(info.index); });
+
+// A spectral gas model (`model:`): the gas state replaces kappa and Ib; what would need a spectrum
+// that the case cannot give is an error naming the key.
+const char* kGas = R"(mesh: {file: cube.msh}
+order: 2
+angular: {quadrature: sn, order: 4}
+model: {type: wsgg}
+media:
+  "*": {temperature: "1500 - 500*z", pressure: 1.0, x_h2o: "0.2", x_co2: "0.1"}
+boundaries:
+  "*": {type: gray, emissivity: 0.8, temperature: 600}
+)";
+
+TEST(CaseFile, GasModelCaseParses) {
+  const auto cs = parse_case(kGas, "gas.yaml");
+  ASSERT_TRUE(cs.model);
+  EXPECT_EQ((*cs.model)["type"].as<std::string>(), "wsgg");
+  ASSERT_EQ(cs.media.size(), 1u);
+  EXPECT_FALSE(cs.media[0].kappa);
+  ASSERT_TRUE(cs.media[0].x_h2o && cs.media[0].pressure && cs.media[0].temperature);
+  EXPECT_DOUBLE_EQ((*cs.media[0].temperature)(Vec3{0, 0, 1}), 1000.0);
+  EXPECT_FALSE(cs.media[0].x_co);  // defaults to 0 in the medium
+}
+
+TEST(CaseFile, GrayModelWithMediaKappaIsTheGrayRun) {
+  auto text = replace(kGas, "model: {type: wsgg}", "model: {type: gray}");
+  text = replace(text, "temperature: \"1500 - 500*z\", pressure: 1.0, x_h2o: \"0.2\", x_co2: \"0.1\"",
+                 "kappa: \"0.5\", temperature: \"1500\"");
+  const auto cs = parse_case(text, "gas.yaml");
+  EXPECT_FALSE(cs.model);
+  ASSERT_TRUE(cs.media[0].kappa);
+  const auto both = error_of(replace(text, "model: {type: gray}", "model: {type: gray, kappa: 1}"));
+  EXPECT_NE(both.find("model.kappa"), std::string::npos) << both;
+}
+
+class GasCaseErrors : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(GasCaseErrors, NameTheKey) {
+  const auto& b = GetParam();
+  const auto msg = error_of(replace(kGas, b.from, b.to));
+  ASSERT_FALSE(msg.empty()) << "no error for " << b.to;
+  for (const auto& e : b.expect) EXPECT_NE(msg.find(e), std::string::npos) << "'" << e << "' not in: " << msg;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, GasCaseErrors,
+    ::testing::Values(
+        BadCase{"pressure: 1.0,", "kappa: \"1\", pressure: 1.0,", {"media.*.kappa", "comes from the model"}},
+        BadCase{"temperature: \"1500 - 500*z\",", "Ib: \"1\",", {"media.*.Ib", "temperature"}},
+        BadCase{"temperature: \"1500 - 500*z\",", "", {"media.*", "missing 'temperature'"}},
+        BadCase{"model: {type: wsgg}", "model: wsgg", {"model", "mapping"}},
+        BadCase{"model: {type: wsgg}", "model: {type: wsgg}\ncollimated: [{boundary: xmin, direction: [1, 0, 0], flux: 1}]",
+                {"collimated", "spectral distribution"}},
+        BadCase{"\"*\": {type: gray", "xmin: {type: irradiation, flux: 100}\n  \"*\": {type: gray",
+                {"boundaries.xmin", "'irradiation' boundary"}},
+        BadCase{"x_co2: \"0.1\"}", "x_co2: \"0.1\", source: \"1\"}", {"media.*.source", "volume source"}},
+        BadCase{"angular: {quadrature: sn, order: 4}", "directions: [[1, 0, 0]]", {"model", "angular"}}),
+    [](const ::testing::TestParamInfo<BadCase>& info) { return "case" + std::to_string(info.index); });
+
+TEST(CaseFile, GasKeysWithoutAModelAreAnError) {
+  const auto msg = error_of(replace(kGood, "    kappa: \"0.5*z\"", "    kappa: \"0.5*z\"\n    x_h2o: \"0.1\""));
+  EXPECT_NE(msg.find("media.core.x_h2o"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("model:"), std::string::npos) << msg;
+}
 
 TEST(CaseFile, MissingFileIsAClearError) {
   try {
