@@ -64,7 +64,7 @@ struct Options {
   std::optional<std::string> mesh_file;
   int repeats = 3;
   int min_applies = 10;
-  std::vector<std::string> preconditioners{"partial-block-jacobi", "block-jacobi", "none"};
+  std::vector<std::string> preconditioners{"partial-block-jacobi", "block-jacobi", "sweep", "none"};
   int threads = 0;  // 0: OpenMP default
   std::string out;
   std::string geo = DGRTE_SOURCE_DIR "/validation/mms/cube.geo";
@@ -93,8 +93,8 @@ struct Options {
       "  --geo FILE.geo           .geo file meshed with --sizes (default validation/mms/cube.geo)\n"
       "  --repeats N              timing repeats, median reported (default 3)\n"
       "  --applies N              minimum operator applies per timing repeat (default 10)\n"
-      "  --preconditioners P...   partial-block-jacobi block-jacobi none (default all three; none\n"
-      "                           given: no Bi-CGSTAB solve, the sweep only)\n"
+      "  --preconditioners P...   of Bi-CGSTAB: partial-block-jacobi block-jacobi sweep none (default\n"
+      "                           all four; none given: no Bi-CGSTAB solve, the sweep only)\n"
       "  --threads N              OpenMP threads (default: OMP_NUM_THREADS / all cores)\n"
       "  --rtol R                 Bi-CGSTAB relative tolerance (default 1e-10, as mms.yaml)\n"
       "  --max-iterations N       (default 5000)\n"
@@ -194,7 +194,7 @@ Options parse(int argc, char** argv) {
     o.stream_trials = 5;
   }
   for (const auto& p : o.preconditioners)
-    if (p != "partial-block-jacobi" && p != "block-jacobi" && p != "none") {
+    if (p != "partial-block-jacobi" && p != "block-jacobi" && p != "sweep" && p != "none") {
       std::fprintf(stderr, "transport_benchmark: unknown preconditioner %s\n", p.c_str());
       usage(2);
     }
@@ -492,10 +492,17 @@ json run_case(const Options& opt, const MeshEntry& m, int order, double stream_g
   if (single) why.push_back(fmt::format("1 solve repeat ({} DOFs > --single-repeat-above {:g})", N,
                                         opt.single_repeat_above));
   if (!why.empty()) out["restricted"] = fmt::format("{}", fmt::join(why, "; "));
+  // The sweep plan (made once; timed with the sweep below) also serves the sweep preconditioner.
+  const auto tplan = Clock::now();
+  const auto plan = tr::plan_sweep(disc, s);
+  const double plan_seconds = seconds_since(tplan);
+  tr::SweepPreconditioned sweep_pc(cpu, disc, plan, kappa);
+  TimedBackend sweep_op(sweep_pc);
   json pcs = json::object();
   for (const auto& name : opt.preconditioners) {
     if (skip_none && name == "none") continue;
     const BlockKind kind = block_kind(name);
+    TimedBackend& solver_op = name == "sweep" ? sweep_op : op;
     json r;
     std::vector<double> solve_s, setup_s, apply_s, pc_s;
     std::vector<int> iterations;
@@ -503,29 +510,29 @@ json run_case(const Options& opt, const MeshEntry& m, int order, double stream_g
     try {
       for (int rep = 0; rep < repeats; ++rep) {
         const auto t0 = Clock::now();
-        op.set_direction(s, kappa, kind);
+        solver_op.set_direction(s, kappa, kind);
         setup_s.push_back(seconds_since(t0));
         std::fill(u.begin(), u.end(), 0.0);
         tr::KrylovOptions ko;
         ko.rtol = opt.rtol;
         ko.max_iterations = opt.max_iterations;
-        ko.precondition = kind != BlockKind::none;
+        ko.precondition = name != "none";
         ko.label = fmt::format("{} P{} {}", m.label, order, name);
-        op.reset();
+        solver_op.reset();
         const auto t2 = Clock::now();
-        const auto res = tr::solve_bicgstab(op, rhs, u, ko);
+        const auto res = tr::solve_bicgstab(solver_op, rhs, u, ko);
         solve_s.push_back(seconds_since(t2));
-        apply_s.push_back(op.apply_seconds);
-        pc_s.push_back(op.precondition_seconds);
+        apply_s.push_back(solver_op.apply_seconds);
+        pc_s.push_back(solver_op.precondition_seconds);
         iterations.push_back(res.iterations);
         r["relative_residual"] = res.relative_residual;
         r["reason"] = res.reason;
-        r["operator_applies"] = op.applies;
-        r["preconditioner_applies"] = op.preconditions;
+        r["operator_applies"] = solver_op.applies;
+        r["preconditioner_applies"] = solver_op.preconditions;
       }
       const double t = median(solve_s);
       const std::size_t block_bytes = K * np * np * sizeof(double);
-      const std::size_t held = cpu.preconditioner_bytes();
+      const std::size_t held = name == "sweep" ? 0 : cpu.preconditioner_bytes();
       r["converged"] = true;
       r["iterations"] = iterations.front();
       r["iterations_samples"] = iterations;
@@ -537,7 +544,7 @@ json run_case(const Options& opt, const MeshEntry& m, int order, double stream_g
       r["grind_ns_per_dof"] = t / static_cast<double>(N) * 1e9;
       r["grind_ns_per_dof_per_iteration"] = t / static_cast<double>(N) / std::max(1, iterations.front()) * 1e9;
       r["preconditioner_bytes"] = held;
-      r["preconditioner_blocks"] = kind == BlockKind::none ? "none" : (held > 0 ? "cached" : "on-the-fly");
+      r["preconditioner_blocks"] = name == "sweep" ? "sweep plan" : kind == BlockKind::none ? "none" : (held > 0 ? "cached" : "on-the-fly");
       r["preconditioner_bytes_if_cached"] = kind == BlockKind::none ? 0 : block_bytes;
       const auto err = tr::error_norms(disc, u, exact);
       r["error"] = {{"l2", err.l2}, {"relative_l2", err.relative_l2}, {"linf", err.linf}};
@@ -560,9 +567,7 @@ json run_case(const Options& opt, const MeshEntry& m, int order, double stream_g
   // apply's byte model gives its fraction of STREAM (an estimate; the local LU makes it compute-bound).
   {
     json r;
-    const auto tp = Clock::now();
-    const auto plan = tr::plan_sweep(disc, s);
-    r["plan_seconds"] = seconds_since(tp);
+    r["plan_seconds"] = plan_seconds;
     r["levels"] = plan.num_levels();
     r["cycles"] = plan.cycles;
     r["lagged_faces"] = plan.lagged;

@@ -6,7 +6,7 @@ usage: benchmarks/transport_summary.py benchmarks/results/transport-DATE.json
 import json
 import sys
 
-PCS = [("partial-block-jacobi", "partial BJ"), ("block-jacobi", "BJ"), ("none", "none")]
+PCS = [("partial-block-jacobi", "partial BJ"), ("block-jacobi", "BJ"), ("sweep", "sweep-PC"), ("none", "none")]
 
 
 def fmt_pc(pc):

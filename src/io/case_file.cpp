@@ -355,8 +355,9 @@ SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
     if (p == "none") s.preconditioner = Preconditioner::none;
     else if (p == "block-jacobi") s.preconditioner = Preconditioner::block_jacobi;
     else if (p == "partial-block-jacobi") s.preconditioner = Preconditioner::partial_block_jacobi;
+    else if (p == "sweep") s.preconditioner = Preconditioner::sweep;
     else c.fail("solver.preconditioner", n["preconditioner"],
-                fmt::format("unknown preconditioner '{}'; use partial-block-jacobi, block-jacobi or none", p));
+                fmt::format("unknown preconditioner '{}'; use partial-block-jacobi, block-jacobi, sweep or none", p));
   }
   if (n["rtol"]) {
     s.rtol = number(c, n["rtol"], "solver.rtol");
@@ -488,6 +489,7 @@ const char* to_string(Preconditioner p) {
     case Preconditioner::none: return "none";
     case Preconditioner::block_jacobi: return "block-jacobi";
     case Preconditioner::partial_block_jacobi: return "partial-block-jacobi";
+    case Preconditioner::sweep: return "sweep";
   }
   return "?";
 }

@@ -100,7 +100,8 @@ struct AngularSpec {
   std::string where;
 };
 
-enum class Preconditioner { none, block_jacobi, partial_block_jacobi };
+// Of Bi-CGSTAB: block Jacobi (with or without kappa in the blocks), or one sweep pass.
+enum class Preconditioner { none, block_jacobi, partial_block_jacobi, sweep };
 
 enum class OuterMethod { source_iteration, gmres, bicgstab };
 enum class InnerMethod { sweep, bicgstab };

@@ -19,6 +19,16 @@
 
 namespace dgrte::solver {
 
+backend::BlockKind block_kind(io::Preconditioner p) {
+  switch (p) {
+    case io::Preconditioner::block_jacobi: return backend::BlockKind::full;
+    case io::Preconditioner::partial_block_jacobi: return backend::BlockKind::partial;
+    case io::Preconditioner::none:
+    case io::Preconditioner::sweep: break;
+  }
+  return backend::BlockKind::none;
+}
+
 std::vector<transport::SweepPlan> plan_sweeps(const transport::Discretization& disc, const problem::Walls& walls,
                                              const angular::Quadrature& quad) {
   std::vector<transport::SweepPlan> plans(quad.size());
@@ -53,7 +63,8 @@ class TransportSweep {
     emission_.resize(n);
     for (std::size_t i = 0; i < n; ++i) emission_[i] = medium.kappa[i] * medium.blackbody_intensity[i];
     const std::size_t M = quad.size();
-    if (opt.inner == io::InnerMethod::sweep) {
+    const bool sweep_pc = opt.inner == io::InnerMethod::bicgstab && opt.preconditioner == io::Preconditioner::sweep;
+    if (opt.inner == io::InnerMethod::sweep || sweep_pc) {
       if (opt.plans) {
         if (opt.plans->size() != M) throw std::logic_error("GrayOptions::plans: one sweep plan per ordinate");
         plans_ = opt.plans;
@@ -69,6 +80,8 @@ class TransportSweep {
         report.total_cycles += p.cycles;
         report.lagged_fraction.push_back(p.lagged_fraction);
       }
+    }
+    if (opt.inner == io::InnerMethod::sweep) {
       // As many ordinates per batch as a 64 MB field budget allows (at least two per thread):
       // fewer OpenMP regions per transport sweep; barriers are costly on a loaded machine.
       const std::size_t per_ordinate = 3 * n * sizeof(double) + walls.num_faces() * walls.face_nodes() * sizeof(double);
@@ -241,16 +254,19 @@ class TransportSweep {
   }
 
   int solve_bicgstab(int m, const std::vector<double>& rhs, std::vector<double>& u) {
-    const auto blocks = opt_.preconditioner == io::Preconditioner::none           ? backend::BlockKind::none
-                        : opt_.preconditioner == io::Preconditioner::block_jacobi ? backend::BlockKind::full
-                                                                                  : backend::BlockKind::partial;
+    const auto blocks = block_kind(opt_.preconditioner);
     const auto& v = walls_.streaming(m);
-    cpu_->set_direction(v, medium_.sigma_t, blocks);
     transport::KrylovOptions ko;
     ko.rtol = opt_.inner_rtol;
     ko.max_iterations = opt_.inner_max_iterations;
-    ko.precondition = blocks != backend::BlockKind::none;
+    ko.precondition = opt_.preconditioner != io::Preconditioner::none;
     ko.label = fmt::format("ordinate {} ({:.5g}, {:.5g}, {:.5g})", m, v[0], v[1], v[2]);
+    if (opt_.preconditioner == io::Preconditioner::sweep) {
+      transport::SweepPreconditioned op(*cpu_, disc_, (*plans_)[static_cast<std::size_t>(m)], medium_.sigma_t);
+      op.set_direction(v, medium_.sigma_t, blocks);
+      return transport::solve_bicgstab(op, rhs, u, ko).iterations;
+    }
+    cpu_->set_direction(v, medium_.sigma_t, blocks);
     return transport::solve_bicgstab(*cpu_, rhs, u, ko).iterations;
   }
 
@@ -406,7 +422,9 @@ GrayResult solve_gray(const transport::Discretization& disc, const angular::Quad
                       const problem::Walls& walls, const GrayOptions& opt, const Collimated* beams) {
   const auto t0 = Clock::now();
   GrayResult res;
-  res.inner_method = io::to_string(opt.inner);
+  res.inner_method = opt.inner == io::InnerMethod::sweep
+                         ? std::string("sweep")
+                         : fmt::format("bicgstab ({} preconditioner)", io::to_string(opt.preconditioner));
   if (beams && beams->empty()) beams = nullptr;
   if (opt.positivity && opt.inner != io::InnerMethod::sweep)
     throw InputError("solver.positivity: the positivity limiter works inside sweeps; use solver.inner: sweep");

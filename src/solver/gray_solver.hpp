@@ -60,6 +60,9 @@ struct GrayResult {
   std::vector<double> lagged_fraction;  // per ordinate (sweeps)
 };
 
+// The element blocks a Bi-CGSTAB preconditioner needs from the backend (none for none and sweep).
+backend::BlockKind block_kind(io::Preconditioner p);
+
 // The sweep plans of every ordinate of `quad` (walls.streaming(m)), made in parallel.
 std::vector<transport::SweepPlan> plan_sweeps(const transport::Discretization& disc, const problem::Walls& walls,
                                              const angular::Quadrature& quad);

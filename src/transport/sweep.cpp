@@ -350,6 +350,17 @@ SweepPlan plan_sweep(const Discretization& disc, const Vec3& s) {
   return plan;
 }
 
+void SweepPreconditioned::set_direction(const Vec3& s, std::span<const double> kappa, backend::BlockKind /*blocks: the sweep*/) {
+  const auto& d = plan_.direction;
+  if (std::abs(d[0] - s[0]) + std::abs(d[1] - s[1]) + std::abs(d[2] - s[2]) > 1e-14)
+    throw std::logic_error("SweepPreconditioned: the sweep plan belongs to another direction");
+  op_.set_direction(s, kappa, backend::BlockKind::none);
+}
+
+void SweepPreconditioned::precondition(std::span<const double> r, std::span<double> z) {
+  sweep_pass(disc_, plan_, sigma_t_, r, z, {});
+}
+
 long sweep_pass(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
                 std::span<const double> rhs, std::span<double> u, std::span<const double> lagged, bool positivity) {
   const LocalMatrices lm(disc.ref);
