@@ -478,7 +478,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
 }  // namespace
 
 nlohmann::json run_case(const RunOptions& opt) {
-  Setup s{io::read_case(opt.case_file), {}, {}, {}, {}, Clock::now(), 0, nlohmann::json::array()};
+  Setup s{io::read_case(opt.case_file), {}, {}, {}, {}, Clock::now(), 0};
   if (opt.output_directory) s.cs.output.directory = *opt.output_directory;
   if (opt.linear_vtk) s.cs.output.linear = *opt.linear_vtk;
   s.log = [&](const std::string& line) {

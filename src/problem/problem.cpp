@@ -141,17 +141,26 @@ Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& dis
   };
   std::vector<char> scatters(cs.media.size(), 0);
   for (std::size_t e = 0; e < K; ++e) {
-    const auto& spec = cs.media[entry_of(e)];
+    const std::size_t entry = entry_of(e);
+    const auto& spec = cs.media[entry];
     const std::string key = "media." + spec.group;
     for (std::size_t i = 0; i < np; ++i) {
       const std::size_t k = e * np + i;
       const auto& x = disc.node_position[k];
       m.kappa[k] = spec.kappa ? checked((*spec.kappa)(x), file, key + ".kappa", spec.line, x, "the absorption coefficient") : 0.0;
       m.sigma_s[k] = checked(spec.scattering(x), file, key + ".scattering", spec.line, x, "the scattering coefficient");
-      if (gas_model) {
+      if (spec.blackbody_intensity) {
+        m.blackbody_intensity[k] = checked((*spec.blackbody_intensity)(x), file, key + ".Ib", spec.line, x, "the blackbody intensity");
+      } else {
+        const bool from_field = spec.field && spec.field->array_for("temperature");
+        const double T = checked(quantity(entry, "temperature", spec.temperature, k, x, 0.0), file,
+                                 key + (from_field ? ".field.temperature" : ".temperature"), spec.line, x, "the temperature");
+        m.temperature[k] = T;
+        m.blackbody_intensity[k] = kSigma * std::pow(T, 4) / kPi;
+      }
+      if (gas_model) {  // a gas model requires the temperature (no Ib): m.temperature is set
         gas::GasState& st = m.gas[k];
-        const std::size_t entry = entry_of(e);
-        st.temperature = quantity(entry, "temperature", spec.temperature, k, x, 0.0);
+        st.temperature = m.temperature[k];
         st.pressure = quantity(entry, "pressure", spec.pressure, k, x, 1.0);
         st.x_h2o = quantity(entry, "x_h2o", spec.x_h2o, k, x, 0.0);
         st.x_co2 = quantity(entry, "x_co2", spec.x_co2, k, x, 0.0);
@@ -164,17 +173,8 @@ Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& dis
                                        file, key, spec.line, x[0], x[1], x[2], err.what()));
         }
       }
-      if (spec.blackbody_intensity) {
-        m.blackbody_intensity[k] = checked((*spec.blackbody_intensity)(x), file, key + ".Ib", spec.line, x, "the blackbody intensity");
-      } else {
-        const bool from_field = spec.field && spec.field->array_for("temperature");
-        const double T = checked(quantity(entry_of(e), "temperature", spec.temperature, k, x, 0.0), file,
-                                 key + (from_field ? ".field.temperature" : ".temperature"), spec.line, x, "the temperature");
-        m.temperature[k] = T;
-        m.blackbody_intensity[k] = kSigma * std::pow(T, 4) / kPi;
-      }
       m.sigma_t[k] = m.kappa[k] + m.sigma_s[k];
-      if (m.sigma_s[k] > 0) scatters[entry_of(e)] = 1;
+      if (m.sigma_s[k] > 0) scatters[entry] = 1;
     }
   }
   // Scattering operators, one per scattering entry.

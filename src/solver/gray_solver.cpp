@@ -63,8 +63,7 @@ class TransportSweep {
     emission_.resize(n);
     for (std::size_t i = 0; i < n; ++i) emission_[i] = medium.kappa[i] * medium.blackbody_intensity[i];
     const std::size_t M = quad.size();
-    const bool sweep_pc = opt.inner == io::InnerMethod::bicgstab && opt.preconditioner == io::Preconditioner::sweep;
-    if (opt.inner == io::InnerMethod::sweep || sweep_pc) {
+    if (uses_sweep_plans(opt)) {
       if (opt.plans) {
         if (opt.plans->size() != M) throw std::logic_error("GrayOptions::plans: one sweep plan per ordinate");
         plans_ = opt.plans;

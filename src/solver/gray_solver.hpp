@@ -63,6 +63,12 @@ struct GrayResult {
 // The element blocks a Bi-CGSTAB preconditioner needs from the backend (none for none and sweep).
 backend::BlockKind block_kind(io::Preconditioner p);
 
+// Whether the solve sweeps (inner: sweep, or Bi-CGSTAB with the sweep preconditioner) and so needs
+// a sweep plan per ordinate.
+inline bool uses_sweep_plans(const GrayOptions& o) {
+  return o.inner == io::InnerMethod::sweep || o.preconditioner == io::Preconditioner::sweep;
+}
+
 // The sweep plans of every ordinate of `quad` (walls.streaming(m)), made in parallel.
 std::vector<transport::SweepPlan> plan_sweeps(const transport::Discretization& disc, const problem::Walls& walls,
                                              const angular::Quadrature& quad);

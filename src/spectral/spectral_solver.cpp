@@ -98,7 +98,7 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
 
   solver::GrayOptions opt = options;
   std::vector<transport::SweepPlan> plans;
-  if (opt.inner == io::InnerMethod::sweep && !opt.plans) {
+  if (solver::uses_sweep_plans(opt) && !opt.plans) {
     const auto t0 = Clock::now();
     plans = solver::plan_sweeps(disc, walls, quad);
     out.total.plan_seconds = seconds_since(t0);
@@ -106,19 +106,18 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
   }
   problem::Medium point = medium;  // kappa, sigma_t and Ib replaced for each point
   problem::Walls point_walls = walls;
-  std::vector<double> kappa(n), a(n), a_hot(hot.size()), a_wall(walls.num_faces() * nfp, 0.0);
+  std::vector<double> a(n), a_hot(hot.size()), a_wall(walls.num_faces() * nfp, 0.0);
   out.kappa_planck.assign(n, 0.0);
   for (int j = 0; j < out.spectral_points; ++j) {
     const auto tp = Clock::now();
-    model.absorption(j, medium.gas, kappa);
+    model.absorption(j, medium.gas, point.kappa);
     model.emission_weight(j, medium.gas, gas_temperature, a);
     if (!hot.empty()) model.emission_weight(j, hot_state, hot_temperature, a_hot);
     for (std::size_t k = 0; k < hot.size(); ++k) a_wall[hot[k]] = a_hot[k];
     for (std::size_t i = 0; i < n; ++i) {
-      point.kappa[i] = kappa[i];
-      point.sigma_t[i] = kappa[i] + medium.sigma_s[i];
+      point.sigma_t[i] = point.kappa[i] + medium.sigma_s[i];
       point.blackbody_intensity[i] = a[i] * medium.blackbody_intensity[i];
-      out.kappa_planck[i] += a[i] * kappa[i];
+      out.kappa_planck[i] += a[i] * point.kappa[i];
     }
     point_walls.scale_emission(a_wall);
     out.property_seconds += seconds_since(tp);
