@@ -28,7 +28,10 @@ class QuadratureFile : public ::testing::Test {
   // The InputError message of reading `body`, or "no error".
   std::string error_of(const std::string& body) {
     try {
-      from_file(write("bad.csv", body));
+      // CTest runs each test as its own process, in parallel: one folder per test.
+      const auto sub = std::filesystem::path(::testing::UnitTest::GetInstance()->current_test_info()->name());
+      std::filesystem::create_directories(dir / sub);
+      from_file(write((sub / "bad.csv").string(), body));
     } catch (const InputError& e) {
       return e.what();
     }

@@ -75,8 +75,10 @@ TEST(RunCase, WritesOutputsAndSummary) {
 
 std::string error_of(const std::string& body) {
   RunOptions opt;
-  opt.case_file = write_case("bad", body);
-  opt.output_directory = fs::temp_directory_path() / "dgrte_app_tests" / "bad_out";
+  // CTest runs each test as its own process, in parallel: one case file and folder per test.
+  const std::string name = std::string("bad_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  opt.case_file = write_case(name, body);
+  opt.output_directory = fs::temp_directory_path() / "dgrte_app_tests" / (name + "_out");
   opt.quiet = true;
   try {
     run_case(opt);
