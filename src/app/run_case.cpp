@@ -332,7 +332,9 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   output::RadiationFields fields;
   spectral::SpectralResult spectral_run;
   if (model.spectral) {
-    spectral_run = spectral::solve_spectral(disc, quad, medium, walls, *model.spectral, go, go.progress ? s.log : decltype(s.log){});
+    spectral::SpectralOptions so;
+    so.block_bytes = static_cast<std::size_t>(cs.solver.spectral_block_mb * 1024.0 * 1024.0);
+    spectral_run = spectral::solve_spectral(disc, quad, medium, walls, *model.spectral, go, so, go.progress ? s.log : decltype(s.log){});
     result = std::move(spectral_run.total);
     fields = std::move(spectral_run.fields);
   } else {
@@ -400,6 +402,9 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                            {"spectral_points", spectral_run.spectral_points},
                            {"property_seconds", spectral_run.property_seconds},
                            {"transport_seconds", spectral_run.transport_seconds},
+                           {"property_blocks", spectral_run.property_blocks},
+                           {"max_block_points", spectral_run.max_block_points},
+                           {"block_mb", static_cast<double>(spectral_run.block_bytes) / (1024.0 * 1024.0)},
                            {"max_outer_iterations", spectral_run.max_outer_iterations},
                            {"wall_nodes_emitting", spectral_run.wall_nodes_emitting},
                            {"temperature_range_K", {spectral_run.temperature_range.first,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <fmt/format.h>
 
 #include "common/error.hpp"
@@ -32,7 +33,8 @@ double malkmus_f(double k, double S, double B) {
   return std::sqrt(B * S / (4 * k)) / k * std::exp(0.25 * kPi * B * (2 - S / k - k / S));
 }
 
-double malkmus_g_inverse(double g, std::span<const double> S, std::span<const double> B, std::span<const double> w) {
+double malkmus_g_inverse(double g, std::span<const double> S, std::span<const double> B, std::span<const double> w,
+                         const MalkmusRootHint& hint) {
   // atom at k = 0 from bands without absorption
   double atom = 0, smax = 0, sw = 0;
   for (std::size_t b = 0; b < S.size(); ++b) {
@@ -58,24 +60,38 @@ double malkmus_g_inverse(double g, std::span<const double> S, std::span<const do
     }
     return gg - g;
   };
-  // bracket [lo, hi] by steps doubling away from u = ln(mean k) ...
   double dg;
-  double lo = std::log(sw > 0 ? sw : smax), hi = lo;
-  if (eval(lo, dg) > 0) {
-    for (double step = 1; eval(lo, dg) > 0; step *= 2) {
-      hi = lo;
-      lo -= step;
-      if (lo < -700) return 0.0;  // below the smallest normal double: no absorption
-    }
+  double lo = std::log(sw > 0 ? sw : smax), hi = lo, u = lo;
+  if (hint.lo > 0 && hint.hi >= hint.lo) {
+    // a bracket from the bands' own roots: G(max_b k_b) >= g always; G(min_b k_b) <= g unless bands
+    // without absorption (the atom) lift G, then search down from there
+    lo = std::log(hint.lo) - 1e-6;  // widened by the ratio table's accuracy
+    hi = std::log(hint.hi) + 1e-6;
+    if (atom > 0)
+      for (double step = 0.25; eval(lo, dg) > 0; step *= 2) {
+        hi = std::min(hi, lo);
+        lo -= step;
+        if (lo < -700) return 0.0;
+      }
+    u = hint.start > 0 ? std::clamp(std::log(hint.start), lo, hi) : 0.5 * (lo + hi);
   } else {
-    for (double step = 1; eval(hi, dg) <= 0; step *= 2) {
-      lo = hi;
-      hi += step;
-      if (hi > 700) return std::exp(700.0);
+    // bracket [lo, hi] by steps doubling away from u = ln(mean k)
+    if (eval(lo, dg) > 0) {
+      for (double step = 1; eval(lo, dg) > 0; step *= 2) {
+        hi = lo;
+        lo -= step;
+        if (lo < -700) return 0.0;  // below the smallest normal double: no absorption
+      }
+    } else {
+      for (double step = 1; eval(hi, dg) <= 0; step *= 2) {
+        lo = hi;
+        hi += step;
+        if (hi > 700) return std::exp(700.0);
+      }
     }
+    u = 0.5 * (lo + hi);
   }
-  // ... then Newton in u, safeguarded by bisection whenever a step leaves the bracket
-  double u = 0.5 * (lo + hi);
+  // Newton in u, safeguarded by bisection whenever a step leaves the bracket
   for (int it = 0; it < 200 && hi - lo > 1e-13; ++it) {
     const double r = eval(u, dg);
     if (r > 0) hi = u;
@@ -108,6 +124,25 @@ double MalkmusRatioTable::ratio(int i, double B) const {
   const double w0 = -t * (t - 1) * (t - 2) / 6, w1 = (t + 1) * (t - 1) * (t - 2) / 2, w2 = -(t + 1) * t * (t - 2) / 2,
                w3 = (t + 1) * t * (t - 1) / 6;
   return std::exp(w0 * f[0] + w1 * f[1] + w2 * f[2] + w3 * f[3]);
+}
+
+void MalkmusRatioTable::ratios(double B, const char* wanted, double* r) const {
+  const double u = (std::log(B) - kLnBMin) * inv_h_;
+  const auto ng = g_.size();
+  if (!(u >= 1.0 && u <= n_ - 2.0)) {
+    for (std::size_t i = 0; i < ng; ++i)
+      if (!wanted || wanted[i]) r[i] = malkmus_g_inverse(g_[i], 1.0, B);
+    return;
+  }
+  const int k = std::min(static_cast<int>(u), n_ - 3);
+  const double t = u - k;
+  const double w0 = -t * (t - 1) * (t - 2) / 6, w1 = (t + 1) * (t - 1) * (t - 2) / 2, w2 = -(t + 1) * t * (t - 2) / 2,
+               w3 = (t + 1) * t * (t - 1) / 6;
+  for (std::size_t i = 0; i < ng; ++i) {
+    if (wanted && !wanted[i]) continue;
+    const double* f = &ln_r_[i * n_ + k - 1];
+    r[i] = std::exp(w0 * f[0] + w1 * f[1] + w2 * f[2] + w3 * f[3]);
+  }
 }
 
 SnbckModel::SnbckModel(const SnbckOptions& opt, const std::filesystem::path& gasdata) : opt_(opt) {
@@ -186,62 +221,144 @@ double SnbckModel::clear_fraction(double t) const {
   return std::max(0.0, 1.0 - ((1 - w) * covered_table_[i] + w * covered_table_[i + 1]));
 }
 
-double SnbckModel::component_k(const Group& gr, int c, const GasState& st, int gi) const {
-  const double g = gx_[static_cast<std::size_t>(gi)];
-  const int comp = gr.components[c];
-  const auto ti = data_->t_index(st.temperature);
-  const double xs[3] = {st.x_h2o, st.x_co2, st.x_co};
-  double gam[3];
-  for (int s : opt_.species) gam[s] = data_->gamma(s, st);
-  const std::size_t nb = gr.bands.size();
-  double S[64], B[64], W[64];
-  std::vector<double> Sv, Bv, Wv;
-  double* Sp = S;
-  double* Bp = B;
-  double* Wp = W;
-  if (nb > 64) {
-    Sv.resize(nb);
-    Bv.resize(nb);
-    Wv.resize(nb);
-    Sp = Sv.data();
-    Bp = Bv.data();
-    Wp = Wv.data();
-  }
-  for (std::size_t k = 0; k < nb; ++k) {
+SnbckModel::StateTerms SnbckModel::state_terms(const GasState& st) const {
+  StateTerms t{data_->t_index(st.temperature), {st.x_h2o, st.x_co2, st.x_co}, {0, 0, 0}};
+  for (int s : opt_.species) t.gamma[s] = data_->gamma(s, st);
+  return t;
+}
+
+void SnbckModel::band_parameters(const Group& gr, int c, const GasState& st, const StateTerms& t, double* S,
+                                 double* B) const {
+  const int comp = gr.components[static_cast<std::size_t>(c)];
+  for (std::size_t k = 0; k < gr.bands.size(); ++k) {
     const int b = gr.bands[k];
     double smix = 0, root = 0;
     for (int s : opt_.species) {
       if (comp >= 0 && s != comp) continue;
       const int sb = data_->species_band(s, b);
-      if (sb < 0 || xs[s] <= 0) continue;
-      const double kb = data_->kbar(s, sb, ti);
-      const double Ss = kb * xs[s] * st.pressure;
-      const double beta = gam[s] * data_->inv_delta(s, sb, ti);
+      if (sb < 0 || t.x[s] <= 0) continue;
+      const double Ss = data_->kbar(s, sb, t.ti) * t.x[s] * st.pressure;
+      const double beta = t.gamma[s] * data_->inv_delta(s, sb, t.ti);
       smix += Ss;
       root += std::sqrt(Ss * beta);
     }
-    Sp[k] = smix > 1e-300 ? smix : 0.0;
-    const double beta_mix = smix > 1e-300 ? root * root / smix : 0.0;
-    Bp[k] = 4.0 * beta_mix / kPi;
-    Wp[k] = 1.0 / static_cast<double>(nb);
+    // one effective Malkmus gas: the optically thick limit fixes beta (Liu et al. 2001)
+    S[k] = smix > 1e-300 ? smix : 0.0;
+    B[k] = smix > 1e-300 ? 4.0 * root * root / smix / kPi : 0.0;
   }
-  if (nb == 1) return Sp[0] > 0 ? 100.0 * Sp[0] * ratio_.ratio(gi, Bp[0]) : 0.0;
-  return 100.0 * malkmus_g_inverse(g, std::span<const double>(Sp, nb), std::span<const double>(Bp, nb),
-                                   std::span<const double>(Wp, nb));
+}
+
+void SnbckModel::component_k(const Group& gr, const double* S, const double* B, double* W, const char* wanted,
+                             double* k) const {
+  const std::size_t nb = gr.bands.size(), ng = gx_.size();
+  if (nb == 1) {
+    if (!(S[0] > 0)) {
+      for (std::size_t i = 0; i < ng; ++i) k[i] = 0.0;
+      return;
+    }
+    ratio_.ratios(B[0], wanted, k);
+    for (std::size_t i = 0; i < ng; ++i) k[i] *= 100.0 * S[0];
+    return;
+  }
+  // Each band's own root k_b = S_b r(g, B_b) (the ratio table) brackets the group's root: the
+  // group's g(k) is the mean of the bands' g_b(k).
+  std::fill(W, W + nb, 1.0 / static_cast<double>(nb));
+  double r[64];
+  for (std::size_t i = 0; i < ng; ++i) k[i] = 0.0;
+  std::vector<MalkmusRootHint> hints(ng, MalkmusRootHint{std::numeric_limits<double>::max(), 0.0, 0.0});
+  std::vector<double> log_sum(ng, 0.0);
+  double s_sum = 0;
+  for (std::size_t b = 0; b < nb; ++b) {
+    if (!(S[b] > 0)) continue;
+    ratio_.ratios(B[b], wanted, r);
+    for (std::size_t i = 0; i < ng; ++i) {
+      if (!wanted[i]) continue;
+      const double kb = S[b] * r[i];
+      hints[i].lo = std::min(hints[i].lo, kb);
+      hints[i].hi = std::max(hints[i].hi, kb);
+      log_sum[i] += S[b] * std::log(kb);
+    }
+    s_sum += S[b];
+  }
+  if (!(s_sum > 0)) return;
+  const std::span<const double> w(W, nb);
+  for (std::size_t i = 0; i < ng; ++i) {
+    if (!wanted[i]) continue;
+    hints[i].start = std::exp(log_sum[i] / s_sum);  // the S-weighted geometric mean of the bands' roots
+    k[i] = 100.0 * malkmus_g_inverse(gx_[i], std::span<const double>(S, nb), std::span<const double>(B, nb), w, hints[i]);
+  }
 }
 
 void SnbckModel::absorption(int j, std::span<const GasState> states, std::span<double> kappa) const {
-  if (j == static_cast<int>(points_.size())) {
-    std::fill(kappa.begin(), kappa.begin() + states.size(), 0.0);
-    return;
+  evaluate_points(j, 1, states, {}, kappa, {});
+}
+
+void SnbckModel::evaluate_block(int first, int count, std::span<const GasState> states, std::span<const double> ts,
+                                std::span<double> kappa, std::span<double> a) const {
+  evaluate_points(first, count, states, ts, kappa, a);
+}
+
+int SnbckModel::block_end(int first, int max_count) const {
+  const int np = num_spectral_points(), clear = static_cast<int>(points_.size());
+  const int want = std::min(np, first + std::max(1, max_count));
+  if (want >= np || first >= clear) return want;
+  // back to the start of the group that `want` would split, unless that leaves nothing
+  int end = want;
+  if (end < clear && points_[static_cast<std::size_t>(end)].group == points_[static_cast<std::size_t>(end - 1)].group) {
+    const int g = points_[static_cast<std::size_t>(end)].group;
+    while (end > first && points_[static_cast<std::size_t>(end - 1)].group == g) --end;
+    if (end == first) end = want;
   }
-  const auto& p = points_[j];
-  const auto& gr = groups_[p.group];
-  parallel_for(static_cast<long>(states.size()), 4096, [&](long i) {
-    double k = 0;
-    for (std::size_t c = 0; c < gr.components.size(); ++c)
-      k += component_k(gr, static_cast<int>(c), states[static_cast<std::size_t>(i)], p.gi[c]);
-    kappa[static_cast<std::size_t>(i)] = k;
+  return end;
+}
+
+void SnbckModel::evaluate_points(int first, int count, std::span<const GasState> states, std::span<const double> ts,
+                                 std::span<double> kappa, std::span<double> a) const {
+  const std::size_t n = states.size(), ng = gx_.size();
+  const bool weights = !a.empty();
+  const int clear = static_cast<int>(points_.size()), last = first + count;
+  std::size_t max_bands = 1;
+  for (const auto& g : groups_) max_bands = std::max(max_bands, g.bands.size());
+  constexpr std::size_t kChunk = 64;  // states per task: the scratch below is allocated once per chunk
+  parallel_for(static_cast<long>((n + kChunk - 1) / kChunk), 4, [&](long chunk) {
+    std::vector<double> S(max_bands), B(max_bands), W(max_bands), k(3 * ng);
+    std::vector<char> wanted(3 * ng);
+    const std::size_t i_end = std::min(n, (static_cast<std::size_t>(chunk) + 1) * kChunk);
+    for (std::size_t i = static_cast<std::size_t>(chunk) * kChunk; i < i_end; ++i) {
+      const GasState& st = states[i];
+      const StateTerms terms = state_terms(st);
+      for (int j = first; j < last;) {
+        if (j >= clear) {
+          const auto o = static_cast<std::size_t>(j - first) * n + i;
+          kappa[o] = 0.0;
+          if (weights) a[o] = clear_fraction(ts[i]);
+          ++j;
+          continue;
+        }
+        // the points of this group inside the block, and which Gauss points each component needs
+        const int group = points_[static_cast<std::size_t>(j)].group;
+        const Group& gr = groups_[static_cast<std::size_t>(group)];
+        const std::size_t nc = gr.components.size();
+        int j_end = j;
+        std::fill(wanted.begin(), wanted.end(), 0);
+        for (; j_end < last && j_end < clear && points_[static_cast<std::size_t>(j_end)].group == group; ++j_end)
+          for (std::size_t c = 0; c < nc; ++c)
+            wanted[c * ng + static_cast<std::size_t>(points_[static_cast<std::size_t>(j_end)].gi[c])] = 1;
+        for (std::size_t c = 0; c < nc; ++c) {
+          band_parameters(gr, static_cast<int>(c), st, terms, S.data(), B.data());
+          component_k(gr, S.data(), B.data(), W.data(), &wanted[c * ng], &k[c * ng]);
+        }
+        const double fraction = weights ? group_fraction(group, ts[i]) : 0.0;
+        for (; j < j_end; ++j) {
+          const auto& p = points_[static_cast<std::size_t>(j)];
+          double kj = 0;
+          for (std::size_t c = 0; c < nc; ++c) kj += k[c * ng + static_cast<std::size_t>(p.gi[c])];
+          const auto o = static_cast<std::size_t>(j - first) * n + i;
+          kappa[o] = kj;
+          if (weights) a[o] = p.weight * fraction;
+        }
+      }
+    }
   });
 }
 

@@ -21,7 +21,13 @@ double malkmus_g(double k, double S, double B);
 double malkmus_f(double k, double S, double B);
 // Inverse of a weighted sum of Malkmus g's: finds k with sum_b w_b g(k; S_b, B_b) = g (weights sum
 // to 1; bands with S_b = 0 count as k = 0). Relative accuracy ~1e-12 in k.
-double malkmus_g_inverse(double g, std::span<const double> S, std::span<const double> B, std::span<const double> w);
+// An optional bracket lo <= k <= hi of the root and a first guess (0: none), e.g. from the roots
+// of the single bands.
+struct MalkmusRootHint {
+  double lo = 0, hi = 0, start = 0;
+};
+double malkmus_g_inverse(double g, std::span<const double> S, std::span<const double> B, std::span<const double> w,
+                         const MalkmusRootHint& hint = {});
 inline double malkmus_g_inverse(double g, double S, double B) {
   const double w = 1.0;
   return malkmus_g_inverse(g, std::span<const double>(&S, 1), std::span<const double>(&B, 1), std::span<const double>(&w, 1));
@@ -36,6 +42,8 @@ class MalkmusRatioTable {
  public:
   explicit MalkmusRatioTable(std::span<const double> g_values);
   double ratio(int i, double B) const;  // k/S at g_values[i]
+  // k/S at every g value flagged in `wanted` (null: all), sharing the lookup in B.
+  void ratios(double B, const char* wanted, double* r) const;
 
  private:
   static constexpr double kLnBMin = -18.420680743952367, kLnBMax = 13.815510557964274;  // ln 1e-8, ln 1e6
@@ -63,6 +71,9 @@ class SnbckModel final : public SpectralModel {
   void absorption(int j, std::span<const GasState> states, std::span<double> kappa) const override;
   void emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
                        std::span<double> a) const override;
+  void evaluate_block(int first, int count, std::span<const GasState> states, std::span<const double> source_temperature,
+                      std::span<double> kappa, std::span<double> a) const override;
+  int block_end(int first, int max_count) const override;
   bool spectrum(const GasState& state, std::span<const double> wavenumbers, std::span<double> kappa) const override;
   std::pair<double, double> temperature_range() const override { return {data_->range().lo, data_->range().hi}; }
 
@@ -81,10 +92,27 @@ class SnbckModel final : public SpectralModel {
     std::vector<int> gi;  // g index per component
     double weight;        // product of Gauss weights
   };
+  // What every band of one gas state shares: the temperature interpolation, mole fractions, and
+  // the collisional half-widths.
+  struct StateTerms {
+    SnbData::TIndex ti;
+    double x[3];
+    double gamma[3];
+  };
+  StateTerms state_terms(const GasState& s) const;
   double group_fraction(int g, double t) const;
   double clear_fraction(double t) const;
-  // k [1/m] of component c of group gr in state s at Gauss point gi.
-  double component_k(const Group& gr, int c, const GasState& s, int gi) const;
+  // The Malkmus parameters S_b [cm^-1] and B_b of component c of group gr, one per band (bands
+  // without absorption: S = 0), into S and B (size >= the group's band count).
+  void band_parameters(const Group& gr, int c, const GasState& s, const StateTerms& t, double* S, double* B) const;
+  // k [1/m] of that component at the Gauss points gi flagged in `wanted` (size n_g), into k[gi]
+  // (W: scratch of the group's band count);
+  // one band: the ratio table; lumped bands: the inverse of the group's mean g(k), each Gauss point
+  // starting from the previous one's root (g increases with gi).
+  void component_k(const Group& gr, const double* S, const double* B, double* W, const char* wanted, double* k) const;
+  // evaluate_block's work; a empty = absorption only.
+  void evaluate_points(int first, int count, std::span<const GasState> states, std::span<const double> source_temperature,
+                       std::span<double> kappa, std::span<double> a) const;
 
   SnbckOptions opt_;
   std::shared_ptr<SnbData> data_;

@@ -4,6 +4,7 @@
 // points" j):  s.grad I_j = kappa_j (a_j I_b(T) - I_j),  I = sum_j I_j,  with walls emitting
 // eps * a_j(T_wall) * I_b(T_wall). Units: kappa in 1/m, temperature in K, pressure in atm (the
 // case files' unit; convert at the edges), mole fractions dimensionless.
+#include <algorithm>
 #include <limits>
 #include <span>
 #include <string>
@@ -41,6 +42,28 @@ class SpectralModel {
   // for a wall the wall temperature. Weights of a complete model sum to 1 over j.
   virtual void emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
                                std::span<double> a) const = 0;
+
+  // Points [first, first + count) at once, for the gas itself: kappa[p * n + i] and a[p * n + i]
+  // belong to point first + p and states[i] (n = states.size()), a weighted at source_temperature[i].
+  // Models whose points share per-state work (SNBCK: the temperature interpolation, each band's
+  // line parameters, the k-distribution inversion of all Gauss points of a band) override this so
+  // that work is done once per state and block; the default evaluates point by point.
+  virtual void evaluate_block(int first, int count, std::span<const GasState> states,
+                              std::span<const double> source_temperature, std::span<double> kappa,
+                              std::span<double> a) const {
+    const std::size_t n = states.size();
+    for (int p = 0; p < count; ++p) {
+      const auto off = static_cast<std::size_t>(p) * n;
+      absorption(first + p, states, kappa.subspan(off, n));
+      emission_weight(first + p, states, source_temperature, a.subspan(off, n));
+    }
+  }
+
+  // The end of a block that starts at `first` and holds at most max_count points, chosen so that
+  // the points sharing per-state work stay together where they fit (SNBCK: whole band groups).
+  virtual int block_end(int first, int max_count) const {
+    return std::min(num_spectral_points(), first + std::max(1, max_count));
+  }
 
   // The temperatures [K] the model's data cover; states and wall temperatures outside are clamped
   // into it (or rejected by a strict model). Unlimited by default.

@@ -312,7 +312,8 @@ std::vector<BoundarySpec> parse_boundaries(const Ctx& c, const YAML::Node& n) {
 
 SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
   check_map(c, n, "solver", {"method", "preconditioner", "rtol", "max_iterations", "preconditioner_memory_mb", "inner",
-                              "outer", "outer_tolerance", "outer_max_iterations", "positivity", "threads"});
+                              "outer", "outer_tolerance", "outer_max_iterations", "positivity", "threads",
+                              "spectral_block_mb"});
   SolverSpec s;
   if (n["threads"]) {
     const auto v = scalar<std::string>(c, n["threads"], "solver.threads", "directions or levels");
@@ -370,6 +371,10 @@ SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
   if (n["preconditioner_memory_mb"]) {
     s.preconditioner_memory_mb = number(c, n["preconditioner_memory_mb"], "solver.preconditioner_memory_mb");
     if (s.preconditioner_memory_mb < 0) c.fail("solver.preconditioner_memory_mb", n["preconditioner_memory_mb"], "must be >= 0");
+  }
+  if (n["spectral_block_mb"]) {
+    s.spectral_block_mb = number(c, n["spectral_block_mb"], "solver.spectral_block_mb");
+    if (!(s.spectral_block_mb >= 0)) c.fail("solver.spectral_block_mb", n["spectral_block_mb"], "must be >= 0 (MB; 0 = one point at a time)");
   }
   return s;
 }

@@ -119,6 +119,7 @@ struct SolverSpec {
   double rtol = 1e-10;
   int max_iterations = 5000;
   double preconditioner_memory_mb = 2048;  // cap on cached element-block inverses per direction
+  double spectral_block_mb = 256;          // properties of one block of spectral points (kappa_j, a_j per node)
 };
 
 struct ProbeSpec {

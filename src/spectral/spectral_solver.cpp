@@ -58,7 +58,8 @@ std::vector<double> node_volumes(const transport::Discretization& disc) {
 
 SpectralResult solve_spectral(const transport::Discretization& disc, const angular::Quadrature& quad,
                               const problem::Medium& medium, const problem::Walls& walls, gas::SpectralModel& model,
-                              const solver::GrayOptions& options, const std::function<void(const std::string&)>& progress) {
+                              const solver::GrayOptions& options, const SpectralOptions& spectral_options,
+                              const std::function<void(const std::string&)>& progress) {
   if (!medium.has_gas_model()) throw std::logic_error("solve_spectral: the medium has no gas state");
   const std::size_t n = disc.num_dofs(), np = static_cast<std::size_t>(disc.num_nodes()), nfp = walls.face_nodes();
   SpectralResult out;
@@ -106,36 +107,56 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
   }
   problem::Medium point = medium;  // kappa, sigma_t and Ib replaced for each point
   problem::Walls point_walls = walls;
-  std::vector<double> a(n), a_hot(hot.size()), a_wall(walls.num_faces() * nfp, 0.0);
+  std::vector<double> a_hot(hot.size()), a_wall(walls.num_faces() * nfp, 0.0);
   out.kappa_planck.assign(n, 0.0);
-  for (int j = 0; j < out.spectral_points; ++j) {
-    const auto tp = Clock::now();
-    model.absorption(j, medium.gas, point.kappa);
-    model.emission_weight(j, medium.gas, gas_temperature, a);
-    if (!hot.empty()) model.emission_weight(j, hot_state, hot_temperature, a_hot);
-    for (std::size_t k = 0; k < hot.size(); ++k) a_wall[hot[k]] = a_hot[k];
-    for (std::size_t i = 0; i < n; ++i) {
-      point.sigma_t[i] = point.kappa[i] + medium.sigma_s[i];
-      point.blackbody_intensity[i] = a[i] * medium.blackbody_intensity[i];
-      out.kappa_planck[i] += a[i] * point.kappa[i];
+  const std::size_t per_point = 2 * n * sizeof(double);
+  const int max_count = static_cast<int>(std::clamp<std::size_t>(spectral_options.block_bytes / std::max<std::size_t>(per_point, 1), 1,
+                                                                 static_cast<std::size_t>(std::max(out.spectral_points, 1))));
+  std::vector<double> kappa_block, a_block;
+  for (int first = 0; first < out.spectral_points;) {
+    const int last = model.block_end(first, max_count);
+    const auto count = static_cast<std::size_t>(last - first);
+    {
+      const auto tp = Clock::now();
+      kappa_block.resize(count * n);
+      a_block.resize(count * n);
+      model.evaluate_block(first, last - first, medium.gas, gas_temperature, kappa_block, a_block);
+      out.property_seconds += seconds_since(tp);
     }
-    point_walls.scale_emission(a_wall);
-    out.property_seconds += seconds_since(tp);
+    ++out.property_blocks;
+    out.max_block_points = std::max(out.max_block_points, last - first);
+    out.block_bytes = std::max(out.block_bytes, count * per_point);
+    for (int j = first; j < last; ++j) {
+      const auto tp = Clock::now();
+      const double* kappa_j = &kappa_block[static_cast<std::size_t>(j - first) * n];
+      const double* a_j = &a_block[static_cast<std::size_t>(j - first) * n];
+      if (!hot.empty()) model.emission_weight(j, hot_state, hot_temperature, a_hot);
+      for (std::size_t k = 0; k < hot.size(); ++k) a_wall[hot[k]] = a_hot[k];
+      for (std::size_t i = 0; i < n; ++i) {
+        point.kappa[i] = kappa_j[i];
+        point.sigma_t[i] = kappa_j[i] + medium.sigma_s[i];
+        point.blackbody_intensity[i] = a_j[i] * medium.blackbody_intensity[i];
+        out.kappa_planck[i] += a_j[i] * kappa_j[i];
+      }
+      point_walls.scale_emission(a_wall);
+      out.property_seconds += seconds_since(tp);
 
-    const auto ts = Clock::now();
-    const auto r = solver::solve_gray(disc, quad, point, point_walls, opt);
-    const auto fields = output::radiation_fields(disc, point, point_walls, r);
-    out.transport_seconds += seconds_since(ts);
-    accumulate(out.total, r, j == 0);
-    out.max_outer_iterations = std::max(out.max_outer_iterations, r.outer_iterations);
-    add_to(out.fields.divq, fields.divq);
-    add_to(out.fields.divq_from_q, fields.divq_from_q);
-    add_to(out.fields.q_net, fields.q_net);
-    add_to(out.fields.q_emitted, fields.q_emitted);
-    if (j == 0) out.fields.face_area = fields.face_area;
-    if (progress)
-      progress(fmt::format("  spectral point {} / {}: {} outer iterations, {} transport sweeps", j + 1, out.spectral_points,
-                           r.outer_iterations, r.transport_sweeps));
+      const auto ts = Clock::now();
+      const auto r = solver::solve_gray(disc, quad, point, point_walls, opt);
+      const auto fields = output::radiation_fields(disc, point, point_walls, r);
+      out.transport_seconds += seconds_since(ts);
+      accumulate(out.total, r, j == 0);
+      out.max_outer_iterations = std::max(out.max_outer_iterations, r.outer_iterations);
+      add_to(out.fields.divq, fields.divq);
+      add_to(out.fields.divq_from_q, fields.divq_from_q);
+      add_to(out.fields.q_net, fields.q_net);
+      add_to(out.fields.q_emitted, fields.q_emitted);
+      if (j == 0) out.fields.face_area = fields.face_area;
+      if (progress)
+        progress(fmt::format("  spectral point {} / {}: {} outer iterations, {} transport sweeps", j + 1, out.spectral_points,
+                             r.outer_iterations, r.transport_sweeps));
+    }
+    first = last;
   }
   return out;
 }

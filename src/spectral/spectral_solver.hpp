@@ -4,8 +4,9 @@
 //   s.grad I_j = kappa_j (a_j I_b(T) - I_j) + scattering (gray sigma_s),
 // with walls emitting eps a_j(T_w) I_b(T_w) (Modest 2013, ch. 20). Each point is one gray solve of
 // all ordinates (solver::solve_gray); G, q, div q and the wall fluxes are summed over the points and
-// the point's fields dropped, so memory does not grow with the number of points. What does not
-// depend on kappa (geometry, sweep plans) is built once.
+// the point's fields dropped, so memory does not grow with the number of points (beyond one block
+// of properties, SpectralOptions::block_bytes). What does not depend on kappa (geometry, sweep
+// plans) is built once.
 #include "angular/quadrature.hpp"
 #include "gas/spectral_model.hpp"
 #include "output/radiation_output.hpp"
@@ -19,6 +20,13 @@
 
 namespace dgrte::spectral {
 
+struct SpectralOptions {
+  // Memory for one block of spectral points' properties (kappa_j and a_j at every node, 16 bytes
+  // per node and point): points are evaluated a block at a time so the per-state work the model
+  // shares between points is done once per block (gas::SpectralModel::evaluate_block).
+  std::size_t block_bytes = std::size_t{256} << 20;
+};
+
 struct SpectralResult {
   solver::GrayResult total;        // G, q, q_in, q_out, source_total: sums over the points; counts summed
   output::RadiationFields fields;  // div q (both forms), q_net, q_emitted: sums over the points
@@ -27,6 +35,8 @@ struct SpectralResult {
   double property_seconds = 0;   // kappa_j and a_j at the nodes and walls
   double transport_seconds = 0;  // the gray solves
   int max_outer_iterations = 0;  // over the points
+  int property_blocks = 0, max_block_points = 0;  // how the points were grouped for evaluation
+  std::size_t block_bytes = 0;                      // the largest block's kappa_j, a_j arrays
   std::size_t wall_nodes_emitting = 0;  // boundary face nodes with T_w > 0 (the weights a_j(T_w) evaluated there)
   // Checked once before the loop: the model's temperature range, and how many gas nodes and
   // emitting wall nodes lie outside it (their properties are those of the nearest end).
@@ -44,7 +54,7 @@ std::vector<double> node_volumes(const transport::Discretization& disc);
 // progress (optional) is told "spectral point j / N" lines.
 SpectralResult solve_spectral(const transport::Discretization& disc, const angular::Quadrature& quad,
                               const problem::Medium& medium, const problem::Walls& walls, gas::SpectralModel& model,
-                              const solver::GrayOptions& options,
+                              const solver::GrayOptions& options, const SpectralOptions& spectral_options = {},
                               const std::function<void(const std::string&)>& progress = {});
 
 }  // namespace dgrte::spectral

@@ -226,6 +226,30 @@ TEST(RunCase, TemperaturesOutsideTheModelRangeAreCountedOnce) {
   EXPECT_EQ(found, 1) << s["warnings"].dump();
 }
 
+TEST(RunCase, SpectralBlocksDoNotChangeTheResult) {
+  // Properties evaluated a block of points at a time (the default budget holds every point of this
+  // small case) or one point per block (spectral_block_mb: 0) give the same run.
+  const std::string model = "model: {type: snbck, overlap: mixture, lumping: 64, gauss_points: 2}\n";
+  const std::string medium = "{temperature: \"1000 + 500*z\", x_h2o: \"0.2\", x_co2: \"0.1\"}";
+  const std::string walls = "{type: gray, emissivity: 0.8, temperature: 600}";
+  std::string one_by_one = gas_case(model, medium, walls);
+  const std::string solver = "solver: {outer_tolerance: 1.0e-12}";
+  one_by_one.replace(one_by_one.find(solver), solver.size(), "solver: {outer_tolerance: 1.0e-12, spectral_block_mb: 0}");
+  const auto blocked = run_text("snbck_blocked", gas_case(model, medium, walls));
+  const auto single = run_text("snbck_single", one_by_one);
+  const int points = blocked["spectral"]["spectral_points"].get<int>();
+  EXPECT_EQ(blocked["spectral"]["property_blocks"].get<int>(), 1);
+  EXPECT_EQ(blocked["spectral"]["max_block_points"].get<int>(), points);
+  EXPECT_EQ(single["spectral"]["property_blocks"].get<int>(), points);
+  EXPECT_EQ(single["spectral"]["max_block_points"].get<int>(), 1);
+  for (const char* g : {"xmin", "zmax"}) {
+    const double a = blocked["walls"][g]["q_net_W"].get<double>(), b = single["walls"][g]["q_net_W"].get<double>();
+    EXPECT_NEAR(b, a, 1e-10 * std::abs(a)) << g;
+  }
+  EXPECT_NEAR(single["energy_balance"]["volume_W"].get<double>(), blocked["energy_balance"]["volume_W"].get<double>(),
+              1e-10 * std::abs(blocked["energy_balance"]["volume_W"].get<double>()));
+}
+
 TEST(RunCase, SnbTransmissivityModelIsRefusedIn3D) {
   const auto msg = error_of(gas_case("model: {type: snb}\n", "{temperature: \"1400\", x_h2o: \"0.2\"}", "{type: black}"));
   EXPECT_NE(msg.find("snbck"), std::string::npos) << msg;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "common/error.hpp"
 #include "gas/gray_models.hpp"
@@ -256,6 +257,82 @@ TEST(Snbck, MatchesSnbEmissivityForSingleSpecies) {
   auto lumped = make_model("snbck", {"lumping=4"}, kData.string(), std::span<const GasState>(&s, 1));
   EXPECT_LT(lumped.spectral->num_spectral_points(), m.spectral->num_spectral_points() / 3);
   EXPECT_NEAR(path_emissivity(*lumped.spectral, s, 1.0), snb.emissivity(s, 1.0), 0.03 * snb.emissivity(s, 1.0));
+}
+
+// The block evaluation of the 3-D spectral loop (per state: one temperature interpolation, each
+// band's S and B once, all Gauss points of a band together, lumped groups inverted with warm
+// starts) gives the same kappa_j and a_j as evaluating one point at a time, for blocks that split
+// band groups anywhere.
+TEST(Snbck, BlockEvaluationEqualsPointByPoint) {
+  std::vector<GasState> states;
+  for (int i = 0; i < 40; ++i)
+    states.push_back(GasState{350.0 + 55.0 * i, 0.5 + 0.05 * i, 0.02 + 0.007 * i, 0.01 + 0.004 * i, i % 3 == 0 ? 0.0 : 0.01});
+  states.push_back(GasState{1200, 1, 0, 0, 0});  // no absorber: every band S = 0
+  std::vector<double> t(states.size());
+  for (std::size_t i = 0; i < states.size(); ++i) t[i] = states[i].temperature;
+  const std::size_t n = states.size();
+  for (const auto& opts : std::vector<SnbckOptions>{
+           {SnbDataSet::Riviere2012, 7, "mixture", 1, {kH2O, kCO2, kCO}, false},
+           {SnbDataSet::Riviere2012, 4, "mixture", 8, {kH2O, kCO2, kCO}, false},
+           {SnbDataSet::Riviere2012, 2, "multiply", 4, {kH2O, kCO2, kCO}, false},
+           {SnbDataSet::Soufiani1997, 3, "multiply", 1, {kH2O, kCO2}, false}}) {
+    SnbckModel m(opts, kData);
+    const int np = m.num_spectral_points();
+    std::vector<double> k_ref(static_cast<std::size_t>(np) * n), a_ref(k_ref.size());
+    for (int j = 0; j < np; ++j) {
+      const auto off = static_cast<std::size_t>(j) * n;
+      m.absorption(j, states, std::span<double>(&k_ref[off], n));
+      m.emission_weight(j, states, t, std::span<double>(&a_ref[off], n));
+    }
+    for (int max_count : {1, 5, 64, np}) {
+      std::vector<double> kb, ab;
+      int blocks = 0;
+      for (int first = 0; first < np;) {
+        const int last = m.block_end(first, max_count);
+        ASSERT_GT(last, first);
+        ASSERT_LE(last - first, max_count) << m.name();
+        kb.assign(static_cast<std::size_t>(last - first) * n, -1.0);
+        ab.assign(kb.size(), -1.0);
+        m.evaluate_block(first, last - first, states, t, kb, ab);
+        for (std::size_t o = 0; o < kb.size(); ++o) {
+          const std::size_t r = static_cast<std::size_t>(first) * n + o;
+          ASSERT_NEAR(kb[o], k_ref[r], 1e-10 * std::abs(k_ref[r])) << m.name() << " point " << r / n << " state " << r % n;
+          ASSERT_NEAR(ab[o], a_ref[r], 1e-14) << m.name() << " point " << r / n << " state " << r % n;
+        }
+        first = last;
+        ++blocks;
+      }
+      if (max_count >= np) {
+        EXPECT_EQ(blocks, 1);
+      }
+    }
+  }
+}
+
+TEST(Snbck, BracketedGroupInverseEqualsTheSearch) {
+  // A lumped group's root found from its bands' own roots (bracket + start) equals the plain search.
+  const double g_values[] = {0.02, 0.3, 0.7, 0.98};
+  const MalkmusRatioTable table(g_values);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<double> S, B, w;
+    for (int b = 0; b < 8; ++b) {
+      S.push_back((trial + b) % 5 == 0 ? 0.0 : std::pow(10.0, -3.0 + 0.37 * ((trial * 7 + b * 3) % 11)));
+      B.push_back(std::pow(10.0, -4.0 + 0.53 * ((trial * 5 + b) % 13)));
+      w.push_back(1.0 / 8);
+    }
+    for (int i = 0; i < 4; ++i) {
+      MalkmusRootHint hint{std::numeric_limits<double>::max(), 0.0, 0.0};
+      for (std::size_t b = 0; b < S.size(); ++b)
+        if (S[b] > 0) {
+          const double kb = S[b] * table.ratio(i, B[b]);
+          hint.lo = std::min(hint.lo, kb);
+          hint.hi = std::max(hint.hi, kb);
+        }
+      hint.start = std::sqrt(hint.lo * hint.hi);
+      const double plain = malkmus_g_inverse(g_values[i], S, B, w), hinted = malkmus_g_inverse(g_values[i], S, B, w, hint);
+      EXPECT_NEAR(hinted, plain, 1e-9 * plain + 1e-300) << trial << " g " << g_values[i];
+    }
+  }
 }
 
 TEST(ModelFactory, ErrorsNameTheKey) {
