@@ -28,6 +28,21 @@
 namespace dgrte::app {
 namespace {
 
+// Per spectral point (a band of SNBCK/LBL, a gray gas of WSGG/SLW): its wavenumber interval, the
+// power it deposits in the volume and its flux into each wall group; the columns sum to the totals.
+void write_spectral_csv(const std::filesystem::path& path, const spectral::SpectralResult& r) {
+  std::string text = "# one row per spectral point: wavenumber interval [cm^-1] (nan: none), integral of div q [W], wall "
+                     "group fluxes [W] (q_in incident, q_net absorbed - emitted)\npoint,nu_lo_cm,nu_hi_cm,volume_divq_W";
+  for (const auto& g : r.wall_groups) text += fmt::format(",{0}:q_in_W,{0}:q_net_W", g);
+  text += "\n";
+  for (const auto& p : r.points) {
+    text += fmt::format("{},{:.10g},{:.10g},{:.10g}", p.point, p.nu_lo, p.nu_hi, p.volume_W);
+    for (std::size_t g = 0; g < p.wall_q_in_W.size(); ++g) text += fmt::format(",{:.10g},{:.10g}", p.wall_q_in_W[g], p.wall_q_net_W[g]);
+    text += "\n";
+  }
+  io::write_text_atomically(path, text);
+}
+
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -474,8 +489,10 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                         {group, emissivity}, group_names(s.mesh));
   }
   output::write_probes(dir, cs, disc, walls, result, fields, s.warnings);
+  if (model.spectral) write_spectral_csv(dir / "spectral.csv", spectral_run);
   summary["outputs"] = {{"vtk", cs.output.vtk ? "solution.vtu" : ""}, {"walls_vtk", cs.output.vtk ? "walls.vtu" : ""},
-                        {"quadrature", "quadrature.csv"}, {"vtk_cells", cs.output.linear ? "linear" : "lagrange"}};
+                        {"quadrature", "quadrature.csv"}, {"vtk_cells", cs.output.linear ? "linear" : "lagrange"},
+                        {"spectral", model.spectral ? "spectral.csv" : ""}};
   finish(s, summary, setup_seconds, solve_seconds, t_out);
   return summary;
 }

@@ -422,4 +422,14 @@ void LblModel::emission_weight(int j, std::span<const GasState> states, std::spa
   }
 }
 
+std::pair<double, double> LblModel::wavenumber_interval(int j) const {
+  if (j < 0 || static_cast<std::size_t>(j) >= values_per_state()) return SpectralModel::wavenumber_interval(j);  // the rest
+  const auto u = static_cast<std::size_t>(j);
+  if (red_.kdistribution) {
+    const Band& b = bands_[u / gx_.size()];
+    return {edges_[b.first], edges_[b.last]};
+  }
+  return {edges_[u], edges_[u + 1]};
+}
+
 }  // namespace dgrte::gas

@@ -132,6 +132,7 @@ class LblModel : public SpectralModel {
   void absorption(int j, std::span<const GasState> states, std::span<double> kappa) const override;
   void emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
                        std::span<double> a) const override;
+  std::pair<double, double> wavenumber_interval(int j) const override;
   // kappa_nu [1/m] at arbitrary ascending wavenumbers (full line summation, any state).
   bool spectrum(const GasState& state, std::span<const double> wavenumbers, std::span<double> kappa) const override;
 

@@ -298,6 +298,13 @@ void SnbckModel::evaluate_block(int first, int count, std::span<const GasState> 
   evaluate_points(first, count, states, ts, kappa, a);
 }
 
+std::pair<double, double> SnbckModel::wavenumber_interval(int j) const {
+  if (j < 0 || j >= static_cast<int>(points_.size())) return SpectralModel::wavenumber_interval(j);
+  const auto& bands = groups_[static_cast<std::size_t>(points_[static_cast<std::size_t>(j)].group)].bands;
+  const double half = 0.5 * SnbData::band_width();
+  return {data_->band_center(bands.front()) - half, data_->band_center(bands.back()) + half};
+}
+
 int SnbckModel::block_end(int first, int max_count) const {
   const int np = num_spectral_points(), clear = static_cast<int>(points_.size());
   const int want = std::min(np, first + std::max(1, max_count));

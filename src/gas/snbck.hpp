@@ -74,6 +74,7 @@ class SnbckModel final : public SpectralModel {
   void evaluate_block(int first, int count, std::span<const GasState> states, std::span<const double> source_temperature,
                       std::span<double> kappa, std::span<double> a) const override;
   int block_end(int first, int max_count) const override;
+  std::pair<double, double> wavenumber_interval(int j) const override;
   bool spectrum(const GasState& state, std::span<const double> wavenumbers, std::span<double> kappa) const override;
   std::pair<double, double> temperature_range() const override { return {data_->range().lo, data_->range().hi}; }
 

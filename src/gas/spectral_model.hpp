@@ -65,6 +65,13 @@ class SpectralModel {
     return std::min(num_spectral_points(), first + std::max(1, max_count));
   }
 
+  // The wavenumber interval [cm^-1] spectral point j stands for (SNBCK: its band group; LBL: its
+  // grid cell or band), or {NaN, NaN} where it has none (gray gases of WSGG/SLW, clear parts).
+  virtual std::pair<double, double> wavenumber_interval(int j) const {
+    (void)j;
+    return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+  }
+
   // The temperatures [K] the model's data cover; states and wall temperatures outside are clamped
   // into it (or rejected by a strict model). Unlimited by default.
   virtual std::pair<double, double> temperature_range() const { return {0.0, std::numeric_limits<double>::infinity()}; }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <tuple>
 
 namespace dgrte::spectral {
 namespace {
@@ -43,6 +44,23 @@ void accumulate(solver::GrayResult& total, const solver::GrayResult& r, bool fir
   total.converged = total.converged && r.converged;
   total.outer_residual = std::max(total.outer_residual, r.outer_residual);
   total.seconds += r.seconds;
+}
+
+PointTotals point_totals(const transport::Discretization& disc, const problem::Walls& walls,
+                         const output::RadiationFields& fields, const solver::GrayResult& r, const gas::SpectralModel& model,
+                         int j, std::vector<std::string>& groups) {
+  PointTotals t;
+  t.point = j;
+  std::tie(t.nu_lo, t.nu_hi) = model.wavenumber_interval(j);
+  t.volume_W = output::volume_integral(disc, fields.divq);
+  const auto w = output::wall_summary(disc, walls, fields, r);  // groups in sorted order
+  if (groups.empty())
+    for (const auto& [name, v] : w.items()) groups.push_back(name);
+  for (const auto& name : groups) {
+    t.wall_q_in_W.push_back(w[name]["q_in_W"].get<double>());
+    t.wall_q_net_W.push_back(w[name]["q_net_W"].get<double>());
+  }
+  return t;
 }
 
 }  // namespace
@@ -152,6 +170,7 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
       add_to(out.fields.q_net, fields.q_net);
       add_to(out.fields.q_emitted, fields.q_emitted);
       if (j == 0) out.fields.face_area = fields.face_area;
+      out.points.push_back(point_totals(disc, point_walls, fields, r, model, j, out.wall_groups));
       if (progress)
         progress(fmt::format("  spectral point {} / {}: {} outer iterations, {} transport sweeps", j + 1, out.spectral_points,
                              r.outer_iterations, r.transport_sweeps));

@@ -27,11 +27,21 @@ struct SpectralOptions {
   std::size_t block_bytes = std::size_t{256} << 20;
 };
 
+// What one spectral point contributed (the per-band or per-gray-gas breakdown of the totals).
+struct PointTotals {
+  int point = 0;
+  double nu_lo = 0, nu_hi = 0;  // its wavenumber interval [cm^-1], NaN where it has none
+  double volume_W = 0;          // integral of its div q over the volume
+  std::vector<double> wall_q_in_W, wall_q_net_W;  // per wall group, in SpectralResult::wall_groups order
+};
+
 struct SpectralResult {
   solver::GrayResult total;        // G, q, q_in, q_out, source_total: sums over the points; counts summed
   output::RadiationFields fields;  // div q (both forms), q_net, q_emitted: sums over the points
   std::vector<double> kappa_planck;  // sum_j a_j(T) kappa_j at the nodes [1/m]: the Planck-mean absorption
   int spectral_points = 0;
+  std::vector<std::string> wall_groups;  // surface groups of the walls (sorted)
+  std::vector<PointTotals> points;       // one per spectral point
   double property_seconds = 0;   // kappa_j and a_j at the nodes and walls
   double transport_seconds = 0;  // the gray solves
   int max_outer_iterations = 0;  // over the points

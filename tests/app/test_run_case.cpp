@@ -248,6 +248,38 @@ TEST(RunCase, SpectralBlocksDoNotChangeTheResult) {
   }
   EXPECT_NEAR(single["energy_balance"]["volume_W"].get<double>(), blocked["energy_balance"]["volume_W"].get<double>(),
               1e-10 * std::abs(blocked["energy_balance"]["volume_W"].get<double>()));
+  // spectral.csv: one row per point (a band group: its wavenumber interval), summing to the totals.
+  std::ifstream csv(fs::temp_directory_path() / "dgrte_app_tests" / "snbck_blocked_out" / "spectral.csv");
+  ASSERT_TRUE(csv) << "no spectral.csv";
+  std::string line;
+  std::getline(csv, line);  // comment
+  std::getline(csv, line);
+  EXPECT_EQ(line.rfind("point,nu_lo_cm,nu_hi_cm,volume_divq_W,xmax:q_in_W,xmax:q_net_W", 0), 0u) << line;
+  int rows = 0;
+  double volume = 0, nu_prev = 0;
+  std::vector<double> xmax_net;
+  while (std::getline(csv, line)) {
+    std::vector<double> v;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) v.push_back(std::stod(cell));
+    ASSERT_EQ(v.size(), 4u + 2u * 6u) << line;
+    if (rows + 1 < points) {  // band groups in ascending wavenumber (Gauss points share one); last: the clear part
+      EXPECT_LT(v[1], v[2]);
+      EXPECT_GE(v[1], nu_prev);
+      nu_prev = v[1];
+    } else {
+      EXPECT_TRUE(std::isnan(v[1]));
+    }
+    volume += v[3];
+    xmax_net.push_back(v[5]);
+    ++rows;
+  }
+  EXPECT_EQ(rows, points);
+  const double total = blocked["energy_balance"]["volume_W"].get<double>();
+  EXPECT_NEAR(volume, total, 1e-8 * std::abs(total));
+  double xmax = 0;
+  for (double q : xmax_net) xmax += q;
+  EXPECT_NEAR(xmax, blocked["walls"]["xmax"]["q_net_W"].get<double>(), 1e-8 * std::abs(xmax));
 }
 
 TEST(RunCase, SnbTransmissivityModelIsRefusedIn3D) {
