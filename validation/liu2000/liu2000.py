@@ -114,7 +114,9 @@ def write_results(rows, curves, path, plot_path):
             "(23 points), max and mean, relative to the reference's max |value|; 'wall' = net flux into the wall along "
             "(-1, 0, z), 'div q' along the axis. The first four error columns compare DG with the ray-traced reference "
             "of the same model (the DG space + angle error); 'vs snbck-full' compares it with the full-resolution SNBCK "
-            "ray-traced reference (model + transport).\n\n" + dio.markdown_table(head, body) + "\n\n"
+            "ray-traced reference (model + transport). Seconds: `summary.json` `spectral.property_seconds` / "
+            "`transport_seconds` on the 2-core machine (the 2026-11-25 table ran beside other jobs: indicative only).\n\n"
+            + dio.markdown_table(head, body) + "\n\n"
             "Ray-traced models against the ray-traced full-resolution SNBCK (model error alone):\n\n" +
             dio.markdown_table(["model", "wall max", "wall mean", "div q max", "div q mean"], model_rows) + "\n")
     pathlib.Path(path).write_text(text)
