@@ -135,9 +135,13 @@ def plot(curves, path):
         style = {"color": "k", "lw": 2} if label == FULL else {"lw": 1, "ls": "--"}
         ax[0].plot(ref["z"], ref["q_net_wall"] / 1e3, label=f"ray-traced {label}", **style)
         ax[1].plot(ref["z"], ref["divq_axis"] / 1e3, label=f"ray-traced {label}", **style)
-    for spec, c in curves.items():
-        ax[0].plot(c["z"], np.array(c["q_net"]) / 1e3, "o", ms=3, label=f"DG {spec}")
-        ax[1].plot(c["z"], np.array(c["divq"]) / 1e3, "o", ms=3, label=f"DG {spec}")
+    markers = {"wsgg": "o", "snbck-lump32-g4": "s", "snbck-full": "D"}
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, (spec, c) in enumerate(curves.items()):
+        style = {"marker": markers.get(spec.split(":")[0], "o"), "ls": "none", "ms": 3.5, "color": colors[k % len(colors)],
+                 "mfc": "none" if spec.startswith("snbck") else colors[k % len(colors)], "label": f"DG {spec}"}
+        ax[0].plot(c["z"], np.array(c["q_net"]) / 1e3, **style)
+        ax[1].plot(c["z"], np.array(c["divq"]) / 1e3, **style)
     ax[0].set(xlabel="z [m]", ylabel="net wall flux at (-1, 0, z) [kW/m²]")
     ax[1].set(xlabel="z [m]", ylabel="div q at (0, 0, z) [kW/m³]")
     for a in ax:
@@ -177,7 +181,7 @@ def main():
     if a.results:
         write_results(rows, curves, a.results, a.plot)
     if a.json:
-        pathlib.Path(a.json).write_text(json.dumps(rows, indent=1))
+        pathlib.Path(a.json).write_text(json.dumps({"rows": rows, "curves": curves}, indent=1))
     if a.check:
         wall_bound, divq_bound = (float(x) for x in a.check.split(","))
         bad = [r["run"] for r in rows if r["wall_max"] > wall_bound or r["divq_max"] > divq_bound]
