@@ -114,34 +114,37 @@ MalkmusRatioTable::MalkmusRatioTable(std::span<const double> g_values) : g_(g_va
       ln_r_[i * n_ + k] = std::log(malkmus_g_inverse(g_[i], 1.0, std::exp(kLnBMin + k * h)));
 }
 
-double MalkmusRatioTable::ratio(int i, double B) const {
+MalkmusRatioTable::Stencil MalkmusRatioTable::stencil(double B) const {
   const double u = (std::log(B) - kLnBMin) * inv_h_;
-  if (!(u >= 1.0 && u <= n_ - 2.0)) return malkmus_g_inverse(g_[static_cast<std::size_t>(i)], 1.0, B);
+  Stencil st;
+  if (!(u >= 1.0 && u <= n_ - 2.0)) return st;  // outside the table: inside = false
   // cubic Lagrange through nodes k-1..k+2
-  const int k = std::min(static_cast<int>(u), n_ - 3);
-  const double t = u - k;
-  const double* f = &ln_r_[static_cast<std::size_t>(i) * n_ + k - 1];
-  const double w0 = -t * (t - 1) * (t - 2) / 6, w1 = (t + 1) * (t - 1) * (t - 2) / 2, w2 = -(t + 1) * t * (t - 2) / 2,
-               w3 = (t + 1) * t * (t - 1) / 6;
-  return std::exp(w0 * f[0] + w1 * f[1] + w2 * f[2] + w3 * f[3]);
+  st.inside = true;
+  st.k = std::min(static_cast<int>(u), n_ - 3);
+  const double t = u - st.k;
+  st.w[0] = -t * (t - 1) * (t - 2) / 6, st.w[1] = (t + 1) * (t - 1) * (t - 2) / 2, st.w[2] = -(t + 1) * t * (t - 2) / 2,
+  st.w[3] = (t + 1) * t * (t - 1) / 6;
+  return st;
+}
+
+double MalkmusRatioTable::ratio(int i, double B) const {
+  const auto ui = static_cast<std::size_t>(i);
+  const Stencil st = stencil(B);
+  if (!st.inside) return malkmus_g_inverse(g_[ui], 1.0, B);
+  const double* f = &ln_r_[ui * n_ + st.k - 1];
+  return std::exp(st.w[0] * f[0] + st.w[1] * f[1] + st.w[2] * f[2] + st.w[3] * f[3]);
 }
 
 void MalkmusRatioTable::ratios(double B, const char* wanted, double* r) const {
-  const double u = (std::log(B) - kLnBMin) * inv_h_;
-  const auto ng = g_.size();
-  if (!(u >= 1.0 && u <= n_ - 2.0)) {
-    for (std::size_t i = 0; i < ng; ++i)
-      if (!wanted || wanted[i]) r[i] = malkmus_g_inverse(g_[i], 1.0, B);
-    return;
-  }
-  const int k = std::min(static_cast<int>(u), n_ - 3);
-  const double t = u - k;
-  const double w0 = -t * (t - 1) * (t - 2) / 6, w1 = (t + 1) * (t - 1) * (t - 2) / 2, w2 = -(t + 1) * t * (t - 2) / 2,
-               w3 = (t + 1) * t * (t - 1) / 6;
-  for (std::size_t i = 0; i < ng; ++i) {
+  const Stencil st = stencil(B);
+  for (std::size_t i = 0; i < g_.size(); ++i) {
     if (wanted && !wanted[i]) continue;
-    const double* f = &ln_r_[i * n_ + k - 1];
-    r[i] = std::exp(w0 * f[0] + w1 * f[1] + w2 * f[2] + w3 * f[3]);
+    if (!st.inside) {
+      r[i] = malkmus_g_inverse(g_[i], 1.0, B);
+      continue;
+    }
+    const double* f = &ln_r_[i * n_ + st.k - 1];
+    r[i] = std::exp(st.w[0] * f[0] + st.w[1] * f[1] + st.w[2] * f[2] + st.w[3] * f[3]);
   }
 }
 
@@ -194,6 +197,7 @@ SnbckModel::SnbckModel(const SnbckOptions& opt, const std::filesystem::path& gas
       if (c == nc) break;
     }
   }
+  for (const auto& g : groups_) max_group_bands_ = std::max(max_group_bands_, g.bands.size());
   covered_table_.resize(10001);
   for (int t = 0; t <= 10000; ++t) {
     double sum = 0;
@@ -263,10 +267,13 @@ void SnbckModel::component_k(const Group& gr, const double* S, const double* B, 
   // Each band's own root k_b = S_b r(g, B_b) (the ratio table) brackets the group's root: the
   // group's g(k) is the mean of the bands' g_b(k).
   std::fill(W, W + nb, 1.0 / static_cast<double>(nb));
-  double r[64];
-  for (std::size_t i = 0; i < ng; ++i) k[i] = 0.0;
-  std::vector<MalkmusRootHint> hints(ng, MalkmusRootHint{std::numeric_limits<double>::max(), 0.0, 0.0});
-  std::vector<double> log_sum(ng, 0.0);
+  double r[64], log_sum[64];  // n_g <= 64 (checked in the constructor)
+  MalkmusRootHint hints[64];
+  for (std::size_t i = 0; i < ng; ++i) {
+    k[i] = 0.0;
+    log_sum[i] = 0.0;
+    hints[i] = {std::numeric_limits<double>::max(), 0.0, 0.0};
+  }
   double s_sum = 0;
   for (std::size_t b = 0; b < nb; ++b) {
     if (!(S[b] > 0)) continue;
@@ -324,8 +331,7 @@ void SnbckModel::evaluate_points(int first, int count, std::span<const GasState>
   const std::size_t n = states.size(), ng = gx_.size();
   const bool weights = !a.empty();
   const int clear = static_cast<int>(points_.size()), last = first + count;
-  std::size_t max_bands = 1;
-  for (const auto& g : groups_) max_bands = std::max(max_bands, g.bands.size());
+  const std::size_t max_bands = max_group_bands_;
   constexpr std::size_t kChunk = 64;  // states per task: the scratch below is allocated once per chunk
   parallel_for(static_cast<long>((n + kChunk - 1) / kChunk), 4, [&](long chunk) {
     std::vector<double> S(max_bands), B(max_bands), W(max_bands), k(3 * ng);

@@ -46,6 +46,12 @@ class MalkmusRatioTable {
   void ratios(double B, const char* wanted, double* r) const;
 
  private:
+  struct Stencil {
+    bool inside = false;  // B within the table; else the exact inverse is used
+    int k = 0;
+    double w[4] = {0, 0, 0, 0};
+  };
+  Stencil stencil(double B) const;  // the interpolation in ln B shared by every g value
   static constexpr double kLnBMin = -18.420680743952367, kLnBMax = 13.815510557964274;  // ln 1e-8, ln 1e6
   static constexpr int kPerDecade = 64;
   std::vector<double> g_;
@@ -108,8 +114,8 @@ class SnbckModel final : public SpectralModel {
   void band_parameters(const Group& gr, int c, const GasState& s, const StateTerms& t, double* S, double* B) const;
   // k [1/m] of that component at the Gauss points gi flagged in `wanted` (size n_g), into k[gi]
   // (W: scratch of the group's band count);
-  // one band: the ratio table; lumped bands: the inverse of the group's mean g(k), each Gauss point
-  // starting from the previous one's root (g increases with gi).
+  // one band: the ratio table; lumped bands: the inverse of the group's mean g(k), bracketed by the
+  // bands' own roots (the ratio table) and started from their S-weighted geometric mean.
   void component_k(const Group& gr, const double* S, const double* B, double* W, const char* wanted, double* k) const;
   // evaluate_block's work; a empty = absorption only.
   void evaluate_points(int first, int count, std::span<const GasState> states, std::span<const double> source_temperature,
@@ -121,6 +127,7 @@ class SnbckModel final : public SpectralModel {
   std::vector<Point> points_;
   std::vector<double> gx_, gw_;
   MalkmusRatioTable ratio_{std::span<const double>()};
+  std::size_t max_group_bands_ = 1;     // scratch size of band_parameters
   std::vector<double> covered_table_;  // sum of group fractions vs T (1 K steps)
 };
 
