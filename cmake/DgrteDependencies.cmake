@@ -33,3 +33,12 @@ else()
   set(DGRTE_CLI11_TARGET dgrte_cli11)
 endif()
 find_package(nlohmann_json 3 REQUIRED)
+
+# Random123 (Debian librandom123-dev, header-only): counter-based RNG of the Monte Carlo tracer.
+find_path(RANDOM123_INCLUDE_DIR Random123/philox.h)
+if(NOT RANDOM123_INCLUDE_DIR)
+  message(FATAL_ERROR "Random123 headers (Random123/philox.h) not found: install the Debian package librandom123-dev "
+                      "(bash scripts/install-deps.sh does)")
+endif()
+add_library(dgrte::random123 INTERFACE IMPORTED)
+set_target_properties(dgrte::random123 PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${RANDOM123_INCLUDE_DIR}")

@@ -10,7 +10,7 @@ PKGS=(
   libvtk9-dev
   libyaml-cpp-dev libfmt-dev libcli11-dev libmuparser-dev
   libeigen3-dev libnanoflann-dev nlohmann-json3-dev
-  libgtest-dev libbenchmark-dev
+  libgtest-dev libbenchmark-dev librandom123-dev
   python3-numpy python3-scipy python3-matplotlib python3-yaml
 )
 missing=()

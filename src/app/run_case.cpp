@@ -6,6 +6,7 @@
 #include "io/atomic_file.hpp"
 #include "io/case_file.hpp"
 #include "io/vtk_output.hpp"
+#include "mc/monte_carlo.hpp"
 #include "mesh/tet_mesh.hpp"
 #include "output/radiation_output.hpp"
 #include "problem/problem.hpp"
@@ -16,6 +17,7 @@
 #include "transport/field_evaluation.hpp"
 #include "transport/krylov_solver.hpp"
 #include "transport/sweep.hpp"
+#include "angular/quadrature.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -497,6 +499,193 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   return summary;
 }
 
+// solver.method: montecarlo — forward bundles for fields and walls, backward rays for probes (src/mc).
+nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
+  const auto& cs = s.cs;
+  const auto& disc = s.disc;
+  // The problem layer builds the DG's wall tables from an angular set; the tracer uses none, so a
+  // case without `angular:` gets S4 here, and the DG-only warnings of those tables are dropped.
+  const auto quad = cs.angular ? problem::build_quadrature(*cs.angular) : angular::level_symmetric(4);
+  const problem::Medium medium = problem::build_medium(cs, disc, &quad);
+  report_fields(s, medium);
+  std::vector<std::string> dg_only_warnings;
+  const problem::Walls walls(cs, disc, &quad, dg_only_warnings);
+  const mc::McModel model = mc::build_model(cs, disc, medium, walls);
+  mc::McOptions mo;
+  mo.paths = cs.solver.mc.paths;
+  mo.batches = cs.solver.mc.batches;
+  mo.seed = cs.solver.mc.seed;
+  mo.probe_rays = cs.solver.mc.probe_rays;
+  if (opt.progress) mo.progress = s.log;
+
+  // Probe points, located before the solve so that a bad probe fails early.
+  struct ProbeLine {
+    const io::ProbeSpec* spec;
+    std::vector<std::pair<io::Vec3, double>> points;
+    std::vector<long> index;  // into the traced points, -1: outside the mesh
+  };
+  std::vector<ProbeLine> lines;
+  std::vector<mc::ProbePoint> traced;
+  if (!cs.output.probes.empty()) {
+    if (!cs.collimated.empty())
+      throw InputError(fmt::format("{}: probes with collimated beams: the backward (probe) estimator of solver.method montecarlo does not "
+                                   "see beams yet; read G and the wall fluxes of beam cases from solution.vtu / walls.vtu (forward "
+                                   "estimator), or run the probes with the DG solver",
+                                   cs.output.probes.front().where));
+    const transport::PointLocator locator(disc);
+    for (const auto& probe : cs.output.probes) {
+      ProbeLine line{&probe, output::probe_points(probe), {}};
+      if (probe.wall.empty()) {
+        for (const auto& [x, d] : line.points) {
+          const auto loc = locator.locate(x);
+          line.index.push_back(loc ? static_cast<long>(traced.size()) : -1);
+          if (loc) traced.push_back({x, static_cast<int>(loc->element), -1});
+        }
+        const auto outside = std::count(line.index.begin(), line.index.end(), -1L);
+        if (outside > 0)
+          s.warnings.push_back(fmt::format("probe '{}': {} of {} points lie outside the mesh (written as nan)", probe.name, outside, probe.points));
+      } else {
+        const auto hits = output::locate_wall_probe(probe, disc, walls);
+        for (std::size_t i = 0; i < hits.size(); ++i) {
+          line.index.push_back(static_cast<long>(traced.size()));
+          traced.push_back({line.points[i].first, -1, static_cast<long>(hits[i].front().face)});
+        }
+      }
+      lines.push_back(std::move(line));
+    }
+  }
+  s.log(fmt::format("dgrte {}: case {} — {} tets, Monte Carlo: {} paths in {} batches, seed {}{}{}", kVersion, cs.file.string(),
+                    disc.num_elements(), mo.paths, mo.batches, mo.seed, medium.scatters() ? ", scattering" : "",
+                    walls.reflects() ? ", reflecting walls" : ""));
+  const double setup_seconds = seconds_since(s.start);
+  const auto r = mc::solve_forward(model, mo);
+  const auto probes = traced.empty() ? mc::ProbeRun{} : mc::trace_probes(model, traced, mo);
+  const double solve_seconds = seconds_since(s.start) - setup_seconds;
+  s.log(fmt::format("  forward: {} paths, {} segments, {:.2f} s ({:.3g} paths/s, {:.3g} segments/s), {} lost", r.paths, r.segments,
+                    r.seconds, static_cast<double>(r.paths) / r.seconds, static_cast<double>(r.segments) / r.seconds, r.lost_rays));
+  if (!traced.empty())
+    s.log(fmt::format("  probes: {} points x {} rays, {:.2f} s, {} lost", traced.size(), mo.probe_rays, probes.seconds, probes.lost_rays));
+  if (r.lost_rays + probes.lost_rays > 0)
+    s.warnings.push_back(fmt::format("Monte Carlo: {} of {} forward paths and {} probe rays were lost (stuck on an edge or degenerate); "
+                                     "their energy is missing from the tallies",
+                                     r.lost_rays, r.paths, probes.lost_rays));
+
+  auto summary = summary_header(s);
+  const std::size_t F = model.faces.size(), nfp = walls.face_nodes();
+  // Wall groups: totals with standard errors.
+  nlohmann::json wj = nlohmann::json::object();
+  double walls_W = 0, walls_err2 = 0, incident_W = 0, walls_abs = 0;
+  for (std::size_t g = 0; g < model.group_names.size(); ++g) {
+    double area = 0, emitted = 0;
+    std::string type;
+    for (std::size_t b = 0; b < F; ++b)
+      if (model.faces[b].group == static_cast<int>(g)) {
+        area += model.faces[b].area, emitted += model.faces[b].emission * model.faces[b].area;
+        type = io::to_string(walls.wall(walls.wall_of(b)).type);
+      }
+    const double qin = r.group_q_in.mean[g], qnet = r.group_q_net.mean[g];
+    wj[model.group_names[g]] = {{"type", type}, {"area", area}, {"q_net_W", qnet}, {"q_net_W_stderr", r.group_q_net.error[g]},
+                                {"q_in_W", qin}, {"q_in_W_stderr", r.group_q_in.error[g]}, {"q_out_W", qin - qnet},
+                                {"emitted_W", emitted}, {"q_net_mean", area > 0 ? qnet / area : 0.0}};
+    walls_W += qnet, walls_err2 += r.group_q_net.error[g] * r.group_q_net.error[g], incident_W += qin, walls_abs += std::abs(qnet);
+  }
+  double volume_abs = 0, emitted_volume = 0;
+  for (std::size_t e = 0; e < model.kappa.size(); ++e)
+    volume_abs += std::abs(r.divq.mean[e]) * model.mesh.volume[e], emitted_volume += model.emission[e];
+  const double scale = std::max({volume_abs, walls_abs, incident_W, emitted_volume});
+  summary["walls"] = wj;
+  summary["energy_balance"] = {
+      {"volume_W", r.volume_divq.mean}, {"volume_W_stderr", r.volume_divq.error}, {"walls_W", walls_W},
+      {"imbalance_W", r.volume_divq.mean - walls_W},
+      {"walls_W_stderr", std::sqrt(walls_err2)}, {"scale_W", scale},
+      {"relative_imbalance", scale > 0 ? std::abs(r.volume_divq.mean - walls_W) / scale : 0.0},
+      {"definition", "volume_W = integral of div q dV (emitted - absorbed by the medium); walls_W = integral of q_net dA (absorbed - "
+                     "emitted by the walls); Monte Carlo conserves energy per bundle, so the imbalance is the statistical noise of "
+                     "Russian roulette and any lost rays"}};
+  summary["solver"] = {{"method", "montecarlo"}};
+  summary["scattering"] = {{"present", medium.scatters()}};
+  summary["montecarlo"] = {{"paths", r.paths},
+                           {"batches", mo.batches},
+                           {"seed", mo.seed},
+                           {"paths_per_second", static_cast<double>(r.paths) / r.seconds},
+                           {"segments_per_second", static_cast<double>(r.segments) / r.seconds},
+                           {"segments", r.segments},
+                           {"scattering_events", r.scattering_events},
+                           {"wall_reflections", r.wall_reflections},
+                           {"lost_rays", r.lost_rays},
+                           {"source_power_W", r.source_power},
+                           {"forward_seconds", r.seconds},
+                           {"probe_points", traced.size()},
+                           {"probe_rays", probes.rays},
+                           {"probe_segments", probes.segments},
+                           {"probe_lost_rays", probes.lost_rays},
+                           {"probe_seconds", probes.seconds},
+                           {"properties", "element means of the nodal fields"},
+                           {"error_estimate", "standard error of the mean over independent batches"}};
+
+  const auto& dir = cs.output.directory;
+  std::filesystem::create_directories(dir);
+  const auto t_out = Clock::now();
+  if (cs.output.vtk) {
+    auto cells = element_fields(s.mesh);
+    for (const auto& [name, est] : {std::pair<const char*, const mc::Estimate*>{"G", &r.G}, {"qx", &r.qx}, {"qy", &r.qy}, {"qz", &r.qz},
+                                    {"divq", &r.divq}}) {
+      cells.push_back({name, est->mean});
+      cells.push_back({std::string(name) + "_stderr", est->error});
+    }
+    cells.push_back({"kappa_element", model.kappa});
+    cells.push_back({"sigma_s_element", model.sigma_s});
+    io::write_solution_vtu(dir / "solution.vtu", disc,
+                           {{"kappa", medium.kappa}, {"sigma_s", medium.sigma_s}, {"Ib", medium.blackbody_intensity}}, cells,
+                           cs.output.linear, group_names(s.mesh));
+    std::vector<std::size_t> faces;
+    io::CellField group{"surface_group", {}}, emissivity{"emissivity", {}}, q_out{"q_out", {}}, q_emitted{"q_emitted", {}};
+    std::vector<double> wall_T(F * nfp);
+    for (std::size_t b = 0; b < F; ++b) {
+      faces.push_back(walls.element_face(b));
+      const int g = s.mesh.boundary_group[walls.element_face(b) / 4][walls.element_face(b) % 4];
+      group.values.push_back(g >= 0 ? s.mesh.surface_groups[static_cast<std::size_t>(g)].tag : -1);
+      emissivity.values.push_back(walls.wall(walls.wall_of(b)).emissivity);
+      q_out.values.push_back(r.q_in.mean[b] - r.q_net.mean[b]);
+      q_emitted.values.push_back(model.faces[b].emission);
+      for (std::size_t j = 0; j < nfp; ++j) wall_T[b * nfp + j] = walls.temperature(b, j);
+    }
+    io::write_faces_vtu(dir / "walls.vtu", disc, faces, {{"temperature", wall_T}},
+                        {group, emissivity, {"q_in", r.q_in.mean}, {"q_in_stderr", r.q_in.error}, {"q_net", r.q_net.mean},
+                         {"q_net_stderr", r.q_net.error}, q_out, q_emitted},
+                        group_names(s.mesh));
+  }
+  if (!lines.empty()) {
+    std::filesystem::create_directories(dir / "probes");
+    for (const auto& line : lines) {
+      const bool wall = !line.spec->wall.empty();
+      std::string text = wall ? "# Monte Carlo (backward rays per point): q_in incident flux [W/m^2], q_net = absorbed - emitted [W/m^2], "
+                                "*_stderr their standard errors; distance [m] along the line\nx,y,z,distance,q_in,q_in_stderr,q_net,"
+                                "q_net_stderr\n"
+                              : "# Monte Carlo (backward rays per point): G, q [W/m^2], divq [W/m^3] (element's kappa and emission), "
+                                "*_stderr their standard errors; distance [m] along the line\nx,y,z,distance,G,G_stderr,qx,qx_stderr,"
+                                "qy,qy_stderr,qz,qz_stderr,divq,divq_stderr\n";
+      for (std::size_t i = 0; i < line.points.size(); ++i) {
+        const auto& [x, d] = line.points[i];
+        text += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g}", x[0], x[1], x[2], d);
+        if (line.index[i] < 0) {
+          text += wall ? ",nan,nan,nan,nan\n" : ",nan,nan,nan,nan,nan,nan,nan,nan,nan,nan\n";
+          continue;
+        }
+        const auto& v = probes.values[static_cast<std::size_t>(line.index[i])];
+        const auto list = wall ? std::vector<mc::ScalarEstimate>{v.q_in, v.q_net} : std::vector<mc::ScalarEstimate>{v.G, v.qx, v.qy, v.qz, v.divq};
+        for (const auto& est : list) text += fmt::format(",{:.12g},{:.6g}", est.mean, est.error);
+        text += "\n";
+      }
+      io::write_text_atomically(dir / "probes" / (line.spec->name + ".csv"), text);
+    }
+  }
+  summary["outputs"] = {{"vtk", cs.output.vtk ? "solution.vtu" : ""}, {"walls_vtk", cs.output.vtk ? "walls.vtu" : ""},
+                        {"vtk_cells", cs.output.linear ? "linear" : "lagrange"}, {"fields_on", "cells (element means)"}};
+  finish(s, summary, setup_seconds, solve_seconds, t_out);
+  return summary;
+}
+
 }  // namespace
 
 nlohmann::json run_case(const RunOptions& opt) {
@@ -522,6 +711,7 @@ nlohmann::json run_case(const RunOptions& opt) {
           c[2]));
     }
   s.disc = transport::make_discretization(s.mesh, s.cs.order);
+  if (s.cs.solver.monte_carlo()) return run_montecarlo(s, opt);
   return s.cs.angular ? run_angular(s, opt) : run_directions(s, opt);
 }
 

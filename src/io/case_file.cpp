@@ -313,7 +313,7 @@ std::vector<BoundarySpec> parse_boundaries(const Ctx& c, const YAML::Node& n) {
 SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
   check_map(c, n, "solver", {"method", "preconditioner", "rtol", "max_iterations", "preconditioner_memory_mb", "inner",
                               "outer", "outer_tolerance", "outer_max_iterations", "positivity", "threads",
-                              "spectral_block_mb"});
+                              "spectral_block_mb", "paths", "batches", "seed", "probe_rays"});
   SolverSpec s;
   if (n["threads"]) {
     const auto v = scalar<std::string>(c, n["threads"], "solver.threads", "directions or levels");
@@ -349,8 +349,24 @@ SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
   }
   if (n["method"]) {
     s.method = scalar<std::string>(c, n["method"], "solver.method", "a method name");
-    if (s.method != "bicgstab") c.fail("solver.method", n["method"], fmt::format("unknown method '{}'; use bicgstab", s.method));
+    if (s.method == "bicgstab") s.method = "dg";
+    if (s.method != "dg" && s.method != "montecarlo")
+      c.fail("solver.method", n["method"], fmt::format("unknown method '{}'; use dg (discrete ordinates, the default) or montecarlo", s.method));
   }
+  // Monte Carlo counts: integers given as numbers so that 1e7 reads naturally.
+  auto count = [&](const char* key, double lo, double hi) -> std::uint64_t {
+    const std::string path = std::string("solver.") + key;
+    if (!s.monte_carlo()) c.fail(path, n[key], fmt::format("'{}' applies to solver.method: montecarlo only", key));
+    const double v = number(c, n[key], path);
+    if (!(v >= lo && v <= hi && v == std::floor(v))) c.fail(path, n[key], fmt::format("must be a whole number in [{:g}, {:g}]", lo, hi));
+    return static_cast<std::uint64_t>(v);
+  };
+  if (n["batches"]) s.mc.batches = static_cast<int>(count("batches", 2, 10000));
+  if (n["paths"]) s.mc.paths = count("paths", 1, 1e15);
+  if (n["seed"]) s.mc.seed = count("seed", 0, 9007199254740992.0);
+  if (n["probe_rays"]) s.mc.probe_rays = count("probe_rays", 1, 1e15);
+  if (s.monte_carlo() && s.mc.paths < static_cast<std::uint64_t>(s.mc.batches))
+    c.fail("solver.paths", n["paths"] ? n["paths"] : n, fmt::format("{} paths cannot fill {} batches", s.mc.paths, s.mc.batches));
   if (n["preconditioner"]) {
     const auto p = scalar<std::string>(c, n["preconditioner"], "solver.preconditioner", "a preconditioner name");
     if (p == "none") s.preconditioner = Preconditioner::none;
@@ -544,7 +560,13 @@ CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& f
                           "model"});
   for (const char* k : {"mesh", "media", "boundaries"})
     if (!root[k]) throw InputError(fmt::format("{}: missing required key '{}' (see docs/case-file.md)", file.string(), k));
-  if (!root["directions"] && !root["angular"])
+  // Monte Carlo traces the full angular problem and needs no angular set.
+  const auto& method = root["solver"] && root["solver"].IsMap() ? root["solver"]["method"] : YAML::Node();
+  const bool monte_carlo = method && method.IsScalar() && method.as<std::string>() == "montecarlo";
+  if (monte_carlo && root["directions"])
+    c.fail("directions", root["directions"], "solver.method montecarlo traces every direction; remove 'directions' (or use 'angular' "
+                                             "for a DG run of the same case)");
+  if (!root["directions"] && !root["angular"] && !monte_carlo)
     throw InputError(fmt::format("{}: give 'angular' (a quadrature: radiative heat transfer) or 'directions' (single-direction transport)", file.string()));
   if (root["directions"] && root["angular"])
     c.fail("directions", root["directions"], "give either 'angular' or 'directions', not both");
@@ -597,7 +619,7 @@ CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& f
   if (root["collimated"]) {
     const auto& beams = root["collimated"];
     if (!beams.IsSequence()) c.fail("collimated", beams, "expected a list of {boundary, direction, flux}");
-    if (!root["angular"]) c.fail("collimated", beams, "collimated irradiation needs an angular run ('angular:')");
+    if (!root["angular"] && !monte_carlo) c.fail("collimated", beams, "collimated irradiation needs an angular run ('angular:')");
     for (std::size_t i = 0; i < beams.size(); ++i) {
       const std::string p = fmt::format("collimated[{}]", i);
       check_map(c, beams[i], p, {"boundary", "direction", "flux"});

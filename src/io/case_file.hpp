@@ -4,6 +4,7 @@
 #include "io/expression.hpp"
 
 #include <array>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -106,8 +107,18 @@ enum class Preconditioner { none, block_jacobi, partial_block_jacobi, sweep };
 enum class OuterMethod { source_iteration, gmres, bicgstab };
 enum class InnerMethod { sweep, bicgstab };
 
+// solver.method montecarlo: forward bundles and backward rays per probe point (src/mc).
+struct MonteCarloSpec {
+  std::uint64_t paths = 1'000'000;
+  int batches = 20;
+  std::uint64_t seed = 1;
+  std::uint64_t probe_rays = 100'000;
+};
+
 struct SolverSpec {
-  std::string method = "bicgstab";
+  std::string method = "dg";  // dg (bicgstab: the same, kept for old case files) | montecarlo
+  bool monte_carlo() const { return method == "montecarlo"; }
+  MonteCarloSpec mc;
   std::optional<InnerMethod> inner;  // default: sweep with `angular`, bicgstab with `directions`
   OuterMethod outer = OuterMethod::gmres;
   double outer_tolerance = 1e-8;

@@ -157,10 +157,9 @@ std::vector<std::vector<WallPoint>> locate_wall_probe(const io::ProbeSpec& probe
   if (faces.empty())
     throw InputError(fmt::format("{}: wall '{}' is not a surface group with boundary faces in the mesh", probe.where, probe.wall));
   std::vector<std::vector<WallPoint>> out;
-  for (int i = 0; i < probe.points; ++i) {
-    const double t = probe.points > 1 ? static_cast<double>(i) / (probe.points - 1) : 0.0;
-    Eigen::Vector3d x;
-    for (int c = 0; c < 3; ++c) x[c] = probe.from[static_cast<std::size_t>(c)] + t * (probe.to[static_cast<std::size_t>(c)] - probe.from[static_cast<std::size_t>(c)]);
+  for (const auto& [point, distance] : probe_points(probe)) {
+    const Eigen::Vector3d x(point[0], point[1], point[2]);
+    const int i = static_cast<int>(out.size());
     std::vector<WallPoint> hits;
     for (std::size_t b : faces) {
       const std::size_t e = walls.element_face(b) / 4;
@@ -187,6 +186,19 @@ std::vector<std::vector<WallPoint>> locate_wall_probe(const io::ProbeSpec& probe
   return out;
 }
 
+std::vector<std::pair<io::Vec3, double>> probe_points(const io::ProbeSpec& probe) {
+  const double length = std::sqrt(std::pow(probe.to[0] - probe.from[0], 2) + std::pow(probe.to[1] - probe.from[1], 2) +
+                                  std::pow(probe.to[2] - probe.from[2], 2));
+  std::vector<std::pair<io::Vec3, double>> out;
+  for (int i = 0; i < probe.points; ++i) {
+    const double t = probe.points > 1 ? static_cast<double>(i) / (probe.points - 1) : 0.0;
+    out.push_back({io::Vec3{probe.from[0] + t * (probe.to[0] - probe.from[0]), probe.from[1] + t * (probe.to[1] - probe.from[1]),
+                            probe.from[2] + t * (probe.to[2] - probe.from[2])},
+                   t * length});
+  }
+  return out;
+}
+
 void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, const transport::Discretization& disc,
                   const problem::Walls& walls, const solver::GrayResult& r, const RadiationFields& fields,
                   std::vector<std::string>& warnings) {
@@ -195,14 +207,8 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
   const transport::PointLocator locator(disc);
   const std::size_t nfp = walls.face_nodes();
   for (const auto& probe : cs.output.probes) {
-    const double length = std::sqrt(std::pow(probe.to[0] - probe.from[0], 2) + std::pow(probe.to[1] - probe.from[1], 2) +
-                                    std::pow(probe.to[2] - probe.from[2], 2));
-    auto point = [&](int i) {
-      const double t = probe.points > 1 ? static_cast<double>(i) / (probe.points - 1) : 0.0;
-      return std::make_pair(transport::Vec3{probe.from[0] + t * (probe.to[0] - probe.from[0]), probe.from[1] + t * (probe.to[1] - probe.from[1]),
-                                            probe.from[2] + t * (probe.to[2] - probe.from[2])},
-                            t * length);
-    };
+    const auto line = probe_points(probe);
+    auto point = [&](int i) { return line[static_cast<std::size_t>(i)]; };
     std::string text;
     if (probe.wall.empty()) {
       std::vector<std::pair<std::string, const std::vector<double>*>> columns{

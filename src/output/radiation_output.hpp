@@ -54,6 +54,9 @@ struct WallPoint {
 std::vector<std::vector<WallPoint>> locate_wall_probe(const io::ProbeSpec& probe, const transport::Discretization& disc,
                                          const problem::Walls& walls);
 
+// The points of a probe line: `points` evenly spaced from `from` to `to`, with their distance from `from`.
+std::vector<std::pair<io::Vec3, double>> probe_points(const io::ProbeSpec& probe);
+
 // probes/<name>.csv: volume probes `x,y,z,distance,G,qx,qy,qz,divq,divq_from_q`; wall probes
 // (`wall: GROUP`) `x,y,z,distance,q_in,q_net` on that group's faces (a point off the group is an
 // InputError naming the probe and the point).

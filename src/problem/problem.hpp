@@ -93,6 +93,9 @@ class Walls {
   // Flux the wall emits in the discrete model: eps I_b(T_w) H_n [W/m^2] (eps sigma T^4 when H_n = pi).
   double emitted_flux(std::size_t b, std::size_t j) const { return emitted_[b * nfp_ + j] * half_range_[b]; }
   double temperature(std::size_t b, std::size_t j) const { return temperature_[b * nfp_ + j]; }
+  // Hemispherical emissive power eps sigma T_w^4 [W/m^2] (exact, not the set's H_n): what a ray
+  // tracer emits (scaled by scale_emission like the rest).
+  double emissive_power(std::size_t b, std::size_t j) const { return emitted_[b * nfp_ + j] * io::kPi; }
 
   // Diffuse reflection state (the outer iteration's wall block): q_in at each face node of a
   // diffusely reflecting face.

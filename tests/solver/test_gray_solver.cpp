@@ -1,6 +1,7 @@
 // The gray solver against exact answers: radiative equilibrium, the discrete-ordinates slab
 // solution, energy conservation, and agreement of the outer methods.
 #include "app/run_case.hpp"
+#include "../common/case_runner.hpp"
 #include "common/error.hpp"
 
 #include <fmt/format.h>
@@ -15,44 +16,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
-  nlohmann::json summary;
-  fs::path out;
-};
+using test_support::read_csv;
+using test_support::Run;
 
-Run run(const std::string& name, const std::string& body) {
-  const auto dir = fs::temp_directory_path() / "dgrte_solver_tests";
-  fs::create_directories(dir);
-  const auto file = dir / (name + ".yaml");
-  std::ofstream(file) << body;
-  RunOptions opt;
-  opt.case_file = file;
-  opt.output_directory = dir / ("out_" + name);
-  opt.quiet = true;
-  fs::remove_all(*opt.output_directory);
-  return {run_case(opt), *opt.output_directory};
-}
-
-// Columns of a probe CSV by header name ('#' lines skipped).
-std::map<std::string, std::vector<double>> read_csv(const fs::path& file) {
-  std::ifstream in(file);
-  std::string line, header;
-  while (std::getline(in, line))
-    if (!line.empty() && line[0] != '#') {
-      header = line;
-      break;
-    }
-  std::vector<std::string> names;
-  std::stringstream hs(header);
-  for (std::string h; std::getline(hs, h, ',');) names.push_back(h);
-  std::map<std::string, std::vector<double>> cols;
-  while (std::getline(in, line)) {
-    std::stringstream ls(line);
-    std::string v;
-    for (std::size_t i = 0; std::getline(ls, v, ','); ++i) cols[names[i]].push_back(std::stod(v));
-  }
-  return cols;
-}
+Run run(const std::string& name, const std::string& body) { return test_support::run_yaml("dgrte_solver_tests", name, body); }
 
 const std::string kSlab = "mesh: {geo: " DGRTE_SOURCE_DIR "/tests/solver/slab.geo, size: 0.25}\n";
 

@@ -1,0 +1,123 @@
+#pragma once
+// Monte Carlo ray tracing on the tetrahedral mesh: an independent second method for the gray RTE
+// (Modest 2013, ch. 8 and 21), built from the same problem layer as the DG solver (problem::Medium,
+// problem::Walls, the collimated beams of the case).
+//
+// Forward estimator: bundles of equal power P/N are emitted by the medium (4 pi kappa I_b per
+// element), the walls (eps sigma T^4 and prescribed irradiation per face) and the beams, in
+// proportion to their power; absorption is continuous along each segment (the bundle keeps
+// w exp(-kappa l) and deposits the rest in the element), scattering events are sampled from sigma_s
+// and the phase function, walls absorb their absorptivity and reflect the rest diffusely or
+// specularly, and Russian roulette ends bundles below 1e-3 of their power. Track lengths give G
+// and q per element, deposits the absorbed power, wall hits the incident and absorbed power per
+// face. Properties are element means of the nodal fields (the P0 part of the DG projection):
+// sharp gradients inside an element are averaged.
+//
+// Backward (reverse) estimator: the radiance reaching a probe point from a direction is the
+// emission and wall leaving-intensity along the path traced backward (scattering sampled with the
+// same phase function, reciprocity); G and q at volume points (directions uniform over the
+// sphere), q_in at wall points (cosine-weighted). Point values, not element means.
+//
+// Every output has a standard error from `batches` independent batches. Path i draws from a
+// counter-based stream keyed by (seed, i), and the tallies are summed in 64-bit fixed point, so the
+// results are bit-identical for any thread count.
+#include "io/case_file.hpp"
+#include "mc/phase_sampler.hpp"
+#include "mc/tracing_mesh.hpp"
+#include "problem/problem.hpp"
+#include "transport/discretization.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dgrte::mc {
+
+struct McOptions {
+  std::uint64_t paths = 1'000'000;   // forward bundles
+  int batches = 20;                  // independent batches for the standard errors (>= 2)
+  std::uint64_t seed = 1;
+  std::uint64_t probe_rays = 100'000;  // backward rays per probe point
+  std::function<void(const std::string&)> progress;  // one line per batch, or empty
+};
+
+// Mean over batches and its standard error (sample standard deviation / sqrt(batches)).
+struct Estimate {
+  std::vector<double> mean, error;
+};
+struct ScalarEstimate {
+  double mean = 0, error = 0;
+};
+
+// What the tracer reads, built once from the problem layer: mesh planes, element properties, wall
+// behaviour per boundary face and the emitting sources.
+struct McModel {
+  TracingMesh mesh;
+  // Per element: mean kappa and sigma_s [1/m]; emitted power 4 pi integral kappa I_b dV [W]; the
+  // source radiance mean(kappa I_b) / mean(kappa) [W/(m^2 sr)] the backward estimator integrates;
+  // the phase function (index into phase, -1 where sigma_s = 0).
+  std::vector<double> kappa, sigma_s, emission, source_radiance;
+  std::vector<int> phase_of_element;
+  std::vector<PhaseSampler> phase;
+  // Per boundary face (problem::Walls order).
+  struct Face {
+    int element, local;
+    Vec3 inward;             // unit normal into the domain
+    double area;
+    double absorptivity;     // 1 - rho_d - rho_s
+    double specular_share;   // rho_s / (rho_d + rho_s)
+    double emission;         // leaving by emission and prescribed irradiation [W/m^2]
+    int group;               // index into group_names
+  };
+  std::vector<Face> faces;
+  std::vector<std::string> group_names;  // surface groups with boundary faces
+  // Sources, sampled in proportion to their power.
+  struct Source {
+    enum class Kind { element, wall, beam } kind;
+    std::size_t index;  // element or boundary face
+    int beam = -1;
+  };
+  std::vector<Source> sources;
+  std::vector<double> source_cdf;  // cumulative power [W]
+  std::vector<Vec3> beam_direction;
+  double total_power() const { return source_cdf.empty() ? 0.0 : source_cdf.back(); }
+};
+
+// InputError for what the tracer does not model (inflow walls, user sources), naming the entry.
+McModel build_model(const io::CaseSpec& cs, const transport::Discretization& disc, const problem::Medium& medium,
+                    const problem::Walls& walls);
+
+struct McResult {
+  // Per element (element means): G, q [W/m^2]; div q = emitted - absorbed per volume [W/m^3].
+  Estimate G, qx, qy, qz, divq;
+  // Per boundary face (problem::Walls order) [W/m^2]: incident, and net = absorbed - emitted.
+  Estimate q_in, q_net;
+  // Per surface group (McModel::group_names order) [W]: integral q_in dA, integral q_net dA.
+  Estimate group_q_in, group_q_net;
+  ScalarEstimate volume_divq;  // integral div q dV [W]
+  double source_power = 0;     // emitted by medium, walls and beams [W]
+  std::uint64_t paths = 0, segments = 0, scattering_events = 0, wall_reflections = 0, lost_rays = 0;
+  double seconds = 0;
+};
+
+McResult solve_forward(const McModel& model, const McOptions& options);
+
+// Backward estimates at points. A volume point gives G and q; a wall point (face >= 0, x on that
+// face) gives q_in and q_net = absorptivity q_in - emitted.
+struct ProbePoint {
+  Vec3 x{};
+  int element = -1;  // containing element (volume points)
+  long face = -1;    // boundary face (wall points)
+};
+struct ProbeEstimate {
+  ScalarEstimate G, qx, qy, qz, divq, q_in, q_net;
+};
+struct ProbeRun {
+  std::vector<ProbeEstimate> values;
+  std::uint64_t rays = 0, segments = 0, lost_rays = 0;
+  double seconds = 0;
+};
+ProbeRun trace_probes(const McModel& model, const std::vector<ProbePoint>& points, const McOptions& options);
+
+}  // namespace dgrte::mc

@@ -1,0 +1,154 @@
+// Monte Carlo runs through the case file against exact answers: the isothermal cube (exact
+// solid-angle integrals), radiative equilibrium, the 1/sqrt(N) fall of the standard error, and
+// results that do not depend on the thread count.
+#include "../common/case_runner.hpp"
+#include "common/error.hpp"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace dgrte::mc {
+namespace {
+
+using test_support::read_csv;
+using test_support::Run;
+
+Run run(const std::string& name, const std::string& body) { return test_support::run_yaml("dgrte_mc_tests", name, body); }
+
+std::string cube_case(double kappa, const std::string& solver) {
+  return "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/isothermal_cube/cube.geo, size: 0.25}\n"
+         "media: {\"*\": {kappa: \"" + std::to_string(kappa) + "\", Ib: \"1\"}}\n"
+         "boundaries: {\"*\": {type: black, temperature: 0}}\n"
+         "solver: " + solver + "\n"
+         "output:\n  vtk: false\n  probes:\n"
+         "    - {name: axis, from: [0, 0.5, 0.5], to: [0.5, 0.5, 0.5], points: 6}\n"
+         "    - {name: wall, from: [0, 0.5, 0], to: [0, 0.5, 0.5], points: 6, wall: xmin}\n";
+}
+
+// Exact values (validation/isothermal_cube/reference.md, Gauss-Legendre over the face areas):
+// G at x = 0, 0.1, 0.5 on the axis and q_in at z = 0, 0.1, 0.5 on the wall x = 0.
+struct Exact {
+  double kappa;
+  double G[3], q_in[3];
+};
+constexpr Exact kExact[] = {{0.1, {0.4412462864, 0.6007361044, 0.7441037467}, {0.1473477754, 0.1996431426, 0.2486672498}},
+                            {1.0, {3.2007022578, 4.6000097187, 5.7233681774}, {0.9687091491, 1.3981680233, 1.7395871533}},
+                            {10.0, {6.2709275456, 11.6169136088, 12.5304526816}, {1.5699388495, 2.9595526224, 3.1382609366}}};
+
+TEST(MonteCarlo, IsothermalCubeMatchesTheExactSolidAngleIntegrals) {
+  for (const auto& ex : kExact) {
+    const auto r = run("cube", cube_case(ex.kappa, "{method: montecarlo, paths: 2e5, batches: 20, seed: 5, probe_rays: 40000}"));
+    auto axis = read_csv(r.out / "probes" / "axis.csv"), wall = read_csv(r.out / "probes" / "wall.csv");
+    const std::size_t at[3] = {0, 1, 5};
+    for (int i = 0; i < 3; ++i) {
+      const auto k = at[i];
+      // Within 4 standard errors, and the error itself small (the estimator resolves the value).
+      EXPECT_LT(std::abs(axis["G"][k] - ex.G[i]), 4 * axis["G_stderr"][k]) << "kappa " << ex.kappa << " point " << k;
+      EXPECT_LT(axis["G_stderr"][k], 0.01 * ex.G[i]);
+      EXPECT_LT(std::abs(wall["q_in"][k] - ex.q_in[i]), 4 * wall["q_in_stderr"][k]) << "kappa " << ex.kappa << " point " << k;
+      EXPECT_LT(wall["q_in_stderr"][k], 0.01 * ex.q_in[i]);
+    }
+    // Forward estimator: the six walls are alike; energy is conserved bundle by bundle.
+    const auto& mc = r.summary["montecarlo"];
+    EXPECT_EQ(mc["lost_rays"].get<long>(), 0);
+    EXPECT_EQ(mc["probe_lost_rays"].get<long>(), 0);
+    double total = 0;
+    for (const auto& [name, w] : r.summary["walls"].items()) total += w["q_net_W"].get<double>();
+    for (const auto& [name, w] : r.summary["walls"].items())
+      EXPECT_LT(std::abs(w["q_net_W"].get<double>() - total / 6), 4 * w["q_net_W_stderr"].get<double>()) << name;
+    EXPECT_LT(r.summary["energy_balance"]["relative_imbalance"].get<double>(), 1e-9) << "no roulette in a black enclosure";
+  }
+}
+
+TEST(MonteCarlo, StandardErrorFallsAsOneOverRootPaths) {
+  const std::string fmt_solver = "{method: montecarlo, batches: 20, seed: 9, probe_rays: 4000, paths: ";
+  const auto a = run("sqrt_a", cube_case(1.0, fmt_solver + "1e5}"));
+  const auto b = run("sqrt_b", cube_case(1.0, fmt_solver + "4e5}"));
+  double ratio = 0;
+  int n = 0;
+  for (const auto& [name, w] : a.summary["walls"].items()) {
+    ratio += b.summary["walls"][name]["q_in_W_stderr"].get<double>() / w["q_in_W_stderr"].get<double>();
+    ++n;
+  }
+  ratio /= n;  // expected 1/2 (each ratio scatters ~23 % with 20 batches; the mean of six ~10 %)
+  EXPECT_GT(ratio, 0.38);
+  EXPECT_LT(ratio, 0.65);
+}
+
+TEST(MonteCarlo, ResultsDoNotDependOnTheThreadCount) {
+  const std::string body = cube_case(1.0, "{method: montecarlo, paths: 50000, batches: 4, seed: 3, probe_rays: 2000}");
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const auto one = run("threads1", body);
+  omp_set_num_threads(std::max(2, threads));
+  const auto two = run("threads2", body);
+  omp_set_num_threads(threads);
+  EXPECT_EQ(one.summary["walls"].dump(), two.summary["walls"].dump());
+  EXPECT_EQ(one.summary["energy_balance"]["volume_W"].get<double>(), two.summary["energy_balance"]["volume_W"].get<double>());
+  for (const char* probe : {"axis.csv", "wall.csv"}) {
+    std::ifstream f1(one.out / "probes" / probe), f2(two.out / "probes" / probe);
+    std::stringstream s1, s2;
+    s1 << f1.rdbuf(), s2 << f2.rdbuf();
+    EXPECT_EQ(s1.str(), s2.str()) << probe;
+  }
+}
+
+// An isothermal enclosure whose walls are at the medium's temperature is in equilibrium whatever
+// the absorption, scattering and wall reflection: G = 4 sigma T^4, q = 0, div q = 0.
+TEST(MonteCarlo, IsothermalEnclosureIsInEquilibrium) {
+  const auto r = run("equilibrium",
+                     "mesh: {geo: " DGRTE_SOURCE_DIR "/tests/solver/slab.geo, size: 0.25}\n"
+                     "media: {\"*\": {kappa: \"0.7\", scattering: \"1.3\", phase_function: {type: henyey-greenstein, g: 0.6}, temperature: \"1000\"}}\n"
+                     "boundaries:\n  left: {type: gray, emissivity: 0.4, temperature: 1000}\n"
+                     "  right: {type: gray, emissivity: 0.7, specular_fraction: 0.5, temperature: 1000}\n"
+                     "  sides: {type: symmetry}\n"
+                     "solver: {method: montecarlo, paths: 2e5, batches: 20, probe_rays: 20000}\n"
+                     "output: {vtk: false, probes: [{name: axis, from: [0, 0.1, 0.1], to: [1, 0.1, 0.1], points: 5},\n"
+                     "  {name: left, from: [0, 0.05, 0.05], to: [0, 0.2, 0.2], points: 3, wall: left}]}\n");
+  const double G_exact = 4 * 5.670374419e-8 * std::pow(1000.0, 4);
+  auto p = read_csv(r.out / "probes" / "axis.csv");
+  for (std::size_t i = 0; i < p["G"].size(); ++i) {
+    EXPECT_LT(std::abs(p["G"][i] - G_exact), 4 * p["G_stderr"][i] + 1e-12 * G_exact);
+    EXPECT_LT(std::abs(p["qx"][i]), 4 * p["qx_stderr"][i] + 1e-12 * G_exact);
+    EXPECT_LT(p["G_stderr"][i], 0.01 * G_exact);
+  }
+  auto w = read_csv(r.out / "probes" / "left.csv");
+  for (std::size_t i = 0; i < w["q_in"].size(); ++i) EXPECT_LT(std::abs(w["q_net"][i]), 4 * w["q_net_stderr"][i] + 1e-12 * G_exact);
+  for (const auto& [name, wall] : r.summary["walls"].items())
+    EXPECT_LT(std::abs(wall["q_net_W"].get<double>()), 4 * wall["q_net_W_stderr"].get<double>() + 1e-9 * G_exact) << name;
+  const auto& eb = r.summary["energy_balance"];
+  EXPECT_LT(std::abs(eb["volume_W"].get<double>()), 4 * eb["volume_W_stderr"].get<double>() + 1e-9 * G_exact);
+  EXPECT_GT(r.summary["montecarlo"]["scattering_events"].get<long>(), 0);
+  EXPECT_GT(r.summary["montecarlo"]["wall_reflections"].get<long>(), 0);
+}
+
+TEST(MonteCarlo, InputErrorsNameTheEntry) {
+  const std::string mesh = "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/isothermal_cube/cube.geo, size: 0.5}\n";
+  const std::string medium = "media: {\"*\": {kappa: \"1\", Ib: \"1\"}}\n";
+  try {
+    run("bad_inflow", mesh + medium + "boundaries: {\"*\": {type: inflow, intensity: \"1\"}}\nsolver: {method: montecarlo, paths: 100}\n");
+    FAIL() << "inflow accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("boundaries.*"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("montecarlo"), std::string::npos) << e.what();
+  }
+  try {
+    run("bad_paths", mesh + medium + "angular: {quadrature: sn, order: 2}\nboundaries: {\"*\": {type: black}}\nsolver: {paths: 100}\n");
+    FAIL() << "paths without montecarlo accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("solver.paths"), std::string::npos) << e.what();
+  }
+  try {
+    run("bad_count", mesh + medium + "boundaries: {\"*\": {type: black}}\nsolver: {method: montecarlo, paths: 1.5e3, batches: 1}\n");
+    FAIL() << "batches: 1 accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("solver.batches"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace dgrte::mc
