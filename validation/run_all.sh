@@ -13,4 +13,5 @@ for case in gray_slab isothermal_cube scattering_slab kim_lee_square jendoubi_cy
   if [ -f "$case/$case.py" ]; then $py "$case/$case.py" --dgrte "$dgrte"; fi
 done
 $py gas3d/gas3d.py --dgrte "$dgrte" --models wsgg-bordbar2014,rcslw,slw,planck-mean,snbck-lump32-g4 --results gas3d/results.md
+$py montecarlo/montecarlo.py --dgrte "$dgrte"
 $py liu2000/liu2000.py --dgrte "$dgrte" --results liu2000/results.md --plot liu2000/liu2000.png --json liu2000/results.json

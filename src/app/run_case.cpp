@@ -527,11 +527,6 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
   std::vector<ProbeLine> lines;
   std::vector<mc::ProbePoint> traced;
   if (!cs.output.probes.empty()) {
-    if (!cs.collimated.empty())
-      throw InputError(fmt::format("{}: probes with collimated beams: the backward (probe) estimator of solver.method montecarlo does not "
-                                   "see beams yet; read G and the wall fluxes of beam cases from solution.vtu / walls.vtu (forward "
-                                   "estimator), or run the probes with the DG solver",
-                                   cs.output.probes.front().where));
     const transport::PointLocator locator(disc);
     for (const auto& probe : cs.output.probes) {
       ProbeLine line{&probe, output::probe_points(probe), {}};
@@ -565,6 +560,11 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
                     r.seconds, static_cast<double>(r.paths) / r.seconds, static_cast<double>(r.segments) / r.seconds, r.lost_rays));
   if (!traced.empty())
     s.log(fmt::format("  probes: {} points x {} rays, {:.2f} s, {} lost", traced.size(), mo.probe_rays, probes.seconds, probes.lost_rays));
+  if (probes.unfollowed_specular_beam_hits > 0)
+    s.warnings.push_back(fmt::format("Monte Carlo probes: {} backward paths met a specular wall lit by a collimated beam; the beam's mirror "
+                                     "images are not followed by the probe estimator, so probe values miss them (solution.vtu and walls.vtu, "
+                                     "from the forward estimator, include them)",
+                                     probes.unfollowed_specular_beam_hits));
   if (r.lost_rays + probes.lost_rays > 0)
     s.warnings.push_back(fmt::format("Monte Carlo: {} of {} forward paths and {} probe rays were lost (stuck on an edge or degenerate); "
                                      "their energy is missing from the tallies",
@@ -619,6 +619,8 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
                            {"probe_rays", probes.rays},
                            {"probe_segments", probes.segments},
                            {"probe_lost_rays", probes.lost_rays},
+                           {"probe_shadow_rays", probes.shadow_rays},
+                           {"unfollowed_specular_beam_hits", probes.unfollowed_specular_beam_hits},
                            {"probe_seconds", probes.seconds},
                            {"properties", "element means of the nodal fields"},
                            {"error_estimate", "standard error of the mean over independent batches"}};

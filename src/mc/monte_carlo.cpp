@@ -198,6 +198,9 @@ McModel build_model(const io::CaseSpec& cs, const transport::Discretization& dis
     const double len = std::sqrt(dot(spec.direction, spec.direction));
     const Vec3 d{spec.direction[0] / len, spec.direction[1] / len, spec.direction[2] / len};
     m.beam_direction.push_back(d);
+    m.beam_flux.push_back(spec.flux);
+    const auto g = std::find(m.group_names.begin(), m.group_names.end(), spec.boundary);
+    m.beam_group.push_back(g == m.group_names.end() ? -1 : static_cast<int>(g - m.group_names.begin()));
     bool any = false;
     for (std::size_t b = 0; b < m.faces.size(); ++b) {
       const auto& face = m.faces[b];
@@ -381,10 +384,54 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
 
 namespace {
 
+struct BackwardCounters {
+  std::uint64_t segments = 0, lost = 0, shadow = 0, unfollowed = 0;
+};
+
+// Transmission exp(-tau) of beam i's uncollided radiation from its entry faces to x (in element
+// e): a shadow ray traced against the beam. 0 where the ray meets any other wall first.
+double beam_transmission(const McModel& m, std::size_t i, std::size_t e, Vec3 x, BackwardCounters& c) {
+  ++c.shadow;
+  const Vec3& b = m.beam_direction[i];
+  const Vec3 d{-b[0], -b[1], -b[2]};
+  double tau = 0;
+  int zero_steps = 0;
+  for (long seg = 0; seg <= kMaxSegments && zero_steps <= kMaxZeroSteps; ++seg) {
+    const Exit ex = exit_face(&m.mesh.plane[e * 4], x.data(), d.data());
+    if (ex.face < 0) break;
+    tau += (m.kappa[e] + m.sigma_s[e]) * ex.distance;
+    zero_steps = ex.distance > 0 ? 0 : zero_steps + 1;
+    for (int k = 0; k < 3; ++k) x[static_cast<std::size_t>(k)] += ex.distance * d[static_cast<std::size_t>(k)];
+    const int next = m.mesh.across[e * 4 + static_cast<std::size_t>(ex.face)];
+    if (next >= 0) {
+      e = static_cast<std::size_t>(next);
+      continue;
+    }
+    const auto& face = m.faces[static_cast<std::size_t>(-1 - next)];
+    return face.group == m.beam_group[i] && dot(b, face.inward) > 0 ? std::exp(-tau) : 0.0;
+  }
+  ++c.lost;
+  return 0.0;
+}
+
+// Beam flux arriving on a wall point from inside (diffusely reflected there): sum over beams of
+// F exp(-tau) (b . n_out) where the beam hits that wall.
+double beam_flux_on_wall(const McModel& m, const McModel::Face& face, const Vec3& x, BackwardCounters& c) {
+  double q = 0;
+  for (std::size_t i = 0; i < m.beam_direction.size(); ++i) {
+    const double cosine = -dot(m.beam_direction[i], face.inward);
+    if (cosine > 1e-12) q += m.beam_flux[i] * cosine * beam_transmission(m, i, static_cast<std::size_t>(face.element), x, c);
+  }
+  return q;
+}
+
 // Radiance arriving at x against travel direction d (the ray is traced along d, toward where the
 // radiation comes from): emission along the path, attenuated, with scattering and wall reflections
-// followed backward. Adds segments and lost rays to the counters.
-double backward_radiance(const McModel& m, std::size_t e, Vec3 x, Vec3 d, PathRandom& rng, std::uint64_t& segments, std::uint64_t& lost) {
+// followed backward; beams by next-event estimation. Adds to the counters.
+double backward_radiance(const McModel& m, std::size_t e, Vec3 x, Vec3 d, PathRandom& rng, BackwardCounters& count) {
+  auto& segments = count.segments;
+  auto& lost = count.lost;
+  const bool beams = !m.beam_direction.empty();
   double L = 0, w = 1, tau_s = -std::log(rng.uniform());
   int zero_steps = 0;
   for (long seg = 0;; ++seg) {
@@ -403,6 +450,19 @@ double backward_radiance(const McModel& m, std::size_t e, Vec3 x, Vec3 d, PathRa
       tau_s -= s * l;
     }
     ++segments;
+    if (beams && s > 0 && l > 0) {
+      // First scattering of the beams along the segment: integral_0^l w exp(-kappa t) S_c(t) dt with
+      // S_c = sigma_s/(4 pi) Phi(b . s) F exp(-tau_b), t sampled with density proportional to exp(-kappa t).
+      const double u = rng.uniform();
+      const double t = k * l > 1e-12 ? -std::log1p(u * std::expm1(-k * l)) / k : u * l;
+      const double length = k * l > 1e-12 ? -std::expm1(-k * l) / k : l;
+      const Vec3 y{x[0] + t * d[0], x[1] + t * d[1], x[2] + t * d[2]};
+      const auto& ph = m.phase[static_cast<std::size_t>(m.phase_of_element[e])];
+      for (std::size_t i = 0; i < m.beam_direction.size(); ++i) {
+        const double mu = -dot(m.beam_direction[i], d);  // the radiation travels along -d
+        L += w * length * s / (4 * kPi) * ph.value(mu) * m.beam_flux[i] * beam_transmission(m, i, e, y, count);
+      }
+    }
     if (k > 0) {
       const double a = -std::expm1(-k * l);
       L += w * m.source_radiance[e] * a;
@@ -423,6 +483,11 @@ double backward_radiance(const McModel& m, std::size_t e, Vec3 x, Vec3 d, PathRa
       }
       const auto& face = m.faces[static_cast<std::size_t>(-1 - next)];
       L += w * face.emission / kPi;  // diffuse leaving radiance by emission (and irradiation)
+      if (beams && face.absorptivity < 1) {
+        const double q_beam = beam_flux_on_wall(m, face, x, count);
+        L += w * (1 - face.absorptivity) * (1 - face.specular_share) * q_beam / kPi;
+        if (q_beam > 0 && face.specular_share > 0) ++count.unfollowed;
+      }
       w *= 1 - face.absorptivity;
       if (!(w > 0)) return L;
       d = reflect(face, d, rng);
@@ -444,9 +509,10 @@ ProbeRun trace_probes(const McModel& m, const std::vector<ProbePoint>& points, c
   run.values.resize(P);
   // Per (point, batch): the batch means; tasks are independent, each sums its rays in order.
   std::vector<std::array<double, 4>> batch(P * static_cast<std::size_t>(B));
-  std::uint64_t segments = 0, lost = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : segments, lost)
+  std::uint64_t segments = 0, lost = 0, shadow = 0, unfollowed = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : segments, lost, shadow, unfollowed)
   for (std::int64_t task = 0; task < static_cast<std::int64_t>(P) * B; ++task) {
+    BackwardCounters count;
     const std::size_t p = static_cast<std::size_t>(task) / static_cast<std::size_t>(B);
     const std::uint64_t b = static_cast<std::uint64_t>(task) % static_cast<std::uint64_t>(B);
     const auto& pt = points[p];
@@ -457,16 +523,30 @@ ProbeRun trace_probes(const McModel& m, const std::vector<ProbePoint>& points, c
       if (pt.face >= 0) {
         const auto& face = m.faces[static_cast<std::size_t>(pt.face)];
         const Vec3 d = lambertian_direction(face.inward, rng);
-        sum[0] += kPi * backward_radiance(m, static_cast<std::size_t>(face.element), pt.x, d, rng, segments, lost);
+        sum[0] += kPi * backward_radiance(m, static_cast<std::size_t>(face.element), pt.x, d, rng, count);
       } else {
         const Vec3 d = isotropic_direction(rng);
-        const double L = 4 * kPi * backward_radiance(m, static_cast<std::size_t>(pt.element), pt.x, d, rng, segments, lost);
+        const double L = 4 * kPi * backward_radiance(m, static_cast<std::size_t>(pt.element), pt.x, d, rng, count);
         sum[0] += L;  // the radiation travels along -d
         for (int c = 0; c < 3; ++c) sum[static_cast<std::size_t>(1 + c)] -= L * d[static_cast<std::size_t>(c)];
       }
     }
     const double n = std::max<double>(1.0, static_cast<double>(last - first));
     for (auto& v : sum) v /= n;
+    // The uncollided beams at the point itself: deterministic, the same in every batch.
+    for (std::size_t i = 0; i < m.beam_direction.size(); ++i) {
+      const Vec3& bd = m.beam_direction[i];
+      if (pt.face >= 0) {
+        const auto& face = m.faces[static_cast<std::size_t>(pt.face)];
+        const double cosine = -dot(bd, face.inward);
+        if (cosine > 1e-12) sum[0] += m.beam_flux[i] * cosine * beam_transmission(m, i, static_cast<std::size_t>(face.element), pt.x, count);
+      } else {
+        const double G = m.beam_flux[i] * beam_transmission(m, i, static_cast<std::size_t>(pt.element), pt.x, count);
+        sum[0] += G;
+        for (int c = 0; c < 3; ++c) sum[static_cast<std::size_t>(1 + c)] += G * bd[static_cast<std::size_t>(c)];
+      }
+    }
+    segments += count.segments, lost += count.lost, shadow += count.shadow, unfollowed += count.unfollowed;
     batch[static_cast<std::size_t>(task)] = sum;
   }
   for (std::size_t p = 0; p < P; ++p) {
@@ -492,6 +572,8 @@ ProbeRun trace_probes(const McModel& m, const std::vector<ProbePoint>& points, c
   run.rays = opt.probe_rays * P;
   run.segments = segments;
   run.lost_rays = lost;
+  run.shadow_rays = shadow;
+  run.unfollowed_specular_beam_hits = unfollowed;
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;
 }

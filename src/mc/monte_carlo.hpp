@@ -80,7 +80,10 @@ struct McModel {
   };
   std::vector<Source> sources;
   std::vector<double> source_cdf;  // cumulative power [W]
+  // Collimated beams: unit direction, flux normal to the beam [W/m^2], surface group it enters by.
   std::vector<Vec3> beam_direction;
+  std::vector<double> beam_flux;
+  std::vector<int> beam_group;
   double total_power() const { return source_cdf.empty() ? 0.0 : source_cdf.back(); }
 };
 
@@ -103,7 +106,11 @@ struct McResult {
 
 McResult solve_forward(const McModel& model, const McOptions& options);
 
-// Backward estimates at points. A volume point gives G and q; a wall point (face >= 0, x on that
+// Backward estimates at points. Collimated beams enter exactly: the uncollided beam at the point
+// (and on walls the backward path reaches) by a shadow ray toward the beam's entry faces, and its
+// first-scattering source along every backward segment by a shadow ray from a point sampled on the
+// segment (next-event estimation). Beam images in specular walls are not followed: their count is
+// reported (unfollowed_specular_beam_hits) and is zero where beams never meet a mirror. A volume point gives G and q; a wall point (face >= 0, x on that
 // face) gives q_in and q_net = absorptivity q_in - emitted.
 struct ProbePoint {
   Vec3 x{};
@@ -115,7 +122,7 @@ struct ProbeEstimate {
 };
 struct ProbeRun {
   std::vector<ProbeEstimate> values;
-  std::uint64_t rays = 0, segments = 0, lost_rays = 0;
+  std::uint64_t rays = 0, segments = 0, lost_rays = 0, shadow_rays = 0, unfollowed_specular_beam_hits = 0;
   double seconds = 0;
 };
 ProbeRun trace_probes(const McModel& model, const std::vector<ProbePoint>& points, const McOptions& options);

@@ -18,6 +18,7 @@ class PhaseSampler {
   double cosine(double u) const;
   // The cumulative distribution (1/2) integral_{-1}^{mu} Phi (for tests).
   double cdf(double mu) const;
+  double value(double mu) const { return phase_(mu); }  // Phi(mu)
 
  private:
   angular::PhaseFunction phase_;
