@@ -560,10 +560,14 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
                     r.seconds, static_cast<double>(r.paths) / r.seconds, static_cast<double>(r.segments) / r.seconds, r.lost_rays));
   if (!traced.empty())
     s.log(fmt::format("  probes: {} points x {} rays, {:.2f} s, {} lost", traced.size(), mo.probe_rays, probes.seconds, probes.lost_rays));
+  if (model.clamped_elements > 0)
+    s.warnings.push_back(fmt::format("Monte Carlo: in {} elements the mean of kappa, sigma_s or kappa Ib over the element was below 0 (a "
+                                     "steep nodal field) and was set to 0; refine the mesh where the properties change fast",
+                                     model.clamped_elements));
   if (probes.unfollowed_specular_beam_hits > 0)
-    s.warnings.push_back(fmt::format("Monte Carlo probes: {} backward paths met a specular wall lit by a collimated beam; the beam's mirror "
-                                     "images are not followed by the probe estimator, so probe values miss them (solution.vtu and walls.vtu, "
-                                     "from the forward estimator, include them)",
+    s.warnings.push_back(fmt::format("Monte Carlo probes: {} backward paths or shadow rays met a specular wall in the light of a collimated "
+                                     "beam; the beam's mirror images are not followed by the probe estimator, so probe values may miss "
+                                     "them (solution.vtu and walls.vtu, from the forward estimator, include them)",
                                      probes.unfollowed_specular_beam_hits));
   if (r.lost_rays + probes.lost_rays > 0)
     s.warnings.push_back(fmt::format("Monte Carlo: {} of {} forward paths and {} probe rays were lost (stuck on an edge or degenerate); "
@@ -574,7 +578,6 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
   const std::size_t F = model.faces.size(), nfp = walls.face_nodes();
   // Wall groups: totals with standard errors.
   nlohmann::json wj = nlohmann::json::object();
-  double walls_W = 0, walls_err2 = 0, incident_W = 0, walls_abs = 0;
   for (std::size_t g = 0; g < model.group_names.size(); ++g) {
     double area = 0, emitted = 0;
     std::string type;
@@ -587,21 +590,25 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
     wj[model.group_names[g]] = {{"type", type}, {"area", area}, {"q_net_W", qnet}, {"q_net_W_stderr", r.group_q_net.error[g]},
                                 {"q_in_W", qin}, {"q_in_W_stderr", r.group_q_in.error[g]}, {"q_out_W", qin - qnet},
                                 {"emitted_W", emitted}, {"q_net_mean", area > 0 ? qnet / area : 0.0}};
-    walls_W += qnet, walls_err2 += r.group_q_net.error[g] * r.group_q_net.error[g], incident_W += qin, walls_abs += std::abs(qnet);
   }
-  double volume_abs = 0, emitted_volume = 0;
-  for (std::size_t e = 0; e < model.kappa.size(); ++e)
-    volume_abs += std::abs(r.divq.mean[e]) * model.mesh.volume[e], emitted_volume += model.emission[e];
-  const double scale = std::max({volume_abs, walls_abs, incident_W, emitted_volume});
+  // The DG's scale (output::energy_balance): the largest of integral |div q|, integral |q_net| (per
+  // face), the incident wall power and the emitted volume power.
+  double volume_abs = 0, emitted_volume = 0, walls_abs = 0;
+  for (std::size_t t = 0; t < model.kappa.size(); ++t) {
+    const auto e = static_cast<std::size_t>(model.mesh.original[t]);
+    volume_abs += std::abs(r.divq.mean[e]) * model.mesh.volume[t], emitted_volume += model.emission[t];
+  }
+  for (std::size_t b = 0; b < F; ++b) walls_abs += std::abs(r.q_net.mean[b]) * model.faces[b].area;
+  const double scale = std::max({volume_abs, walls_abs, r.walls_q_in.mean, emitted_volume});
   summary["walls"] = wj;
   summary["energy_balance"] = {
-      {"volume_W", r.volume_divq.mean}, {"volume_W_stderr", r.volume_divq.error}, {"walls_W", walls_W},
-      {"imbalance_W", r.volume_divq.mean - walls_W},
-      {"walls_W_stderr", std::sqrt(walls_err2)}, {"scale_W", scale},
-      {"relative_imbalance", scale > 0 ? std::abs(r.volume_divq.mean - walls_W) / scale : 0.0},
-      {"definition", "volume_W = integral of div q dV (emitted - absorbed by the medium); walls_W = integral of q_net dA (absorbed - "
-                     "emitted by the walls); Monte Carlo conserves energy per bundle, so the imbalance is the statistical noise of "
-                     "Russian roulette and any lost rays"}};
+      {"volume_W", r.volume_divq.mean}, {"volume_W_stderr", r.volume_divq.error}, {"walls_W", r.walls_q_net.mean},
+      {"walls_W_stderr", r.walls_q_net.error}, {"imbalance_W", r.imbalance.mean}, {"imbalance_W_stderr", r.imbalance.error},
+      {"scale_W", scale}, {"relative_imbalance", scale > 0 ? r.imbalance.mean / scale : 0.0},
+      {"definition", "volume_W = integral of div q dV (emitted - absorbed by the medium); walls_W = integral of q_net dA (incident - "
+                     "leaving, with beams entering through a wall counted as leaving it, as in the DG output); imbalance_W = volume_W - "
+                     "walls_W per batch: Monte Carlo conserves energy bundle by bundle, so it is the noise of Russian roulette plus any "
+                     "lost rays; relative_imbalance = imbalance_W / scale_W"}};
   summary["solver"] = {{"method", "montecarlo"}};
   summary["scattering"] = {{"present", medium.scatters()}};
   summary["montecarlo"] = {{"paths", r.paths},
@@ -635,8 +642,8 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
       cells.push_back({name, est->mean});
       cells.push_back({std::string(name) + "_stderr", est->error});
     }
-    cells.push_back({"kappa_element", model.kappa});
-    cells.push_back({"sigma_s_element", model.sigma_s});
+    cells.push_back({"kappa_element", model.in_mesh_order(model.kappa)});
+    cells.push_back({"sigma_s_element", model.in_mesh_order(model.sigma_s)});
     io::write_solution_vtu(dir / "solution.vtu", disc,
                            {{"kappa", medium.kappa}, {"sigma_s", medium.sigma_s}, {"Ib", medium.blackbody_intensity}}, cells,
                            cs.output.linear, group_names(s.mesh));

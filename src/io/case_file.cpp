@@ -367,6 +367,9 @@ SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
   if (n["probe_rays"]) s.mc.probe_rays = count("probe_rays", 1, 1e15);
   if (s.monte_carlo() && s.mc.paths < static_cast<std::uint64_t>(s.mc.batches))
     c.fail("solver.paths", n["paths"] ? n["paths"] : n, fmt::format("{} paths cannot fill {} batches", s.mc.paths, s.mc.batches));
+  if (s.monte_carlo() && s.mc.probe_rays < static_cast<std::uint64_t>(s.mc.batches))
+    c.fail("solver.probe_rays", n["probe_rays"] ? n["probe_rays"] : n,
+           fmt::format("{} probe rays cannot fill {} batches", s.mc.probe_rays, s.mc.batches));
   if (n["preconditioner"]) {
     const auto p = scalar<std::string>(c, n["preconditioner"], "solver.preconditioner", "a preconditioner name");
     if (p == "none") s.preconditioner = Preconditioner::none;

@@ -91,13 +91,21 @@ struct Accumulator {
 };
 
 // Fixed-point tallies: integer sums are exact and associative, so the total does not depend on
-// which thread traced which path (and maps onto 64-bit atomics on a device).
+// which thread traced which path. One deposit is at most 2^62 (unit weight, or a track across the
+// whole domain); 128-bit sums cannot overflow. (A device version would use two 64-bit words.)
+constexpr double kDepositScale = 0x1.0p62;
+// N tallies per element or face, side by side (one or two cache lines per crossing, not N).
+template <std::size_t N>
 struct FixedTally {
-  std::vector<std::int64_t> v;
-  bool overflow = false;
-  void add(std::size_t i, double x, double scale) {
-    const auto q = static_cast<std::int64_t>(std::llround(x * scale));
-    if (__builtin_add_overflow(v[i], q, &v[i])) overflow = true;
+  std::vector<std::array<__int128, N>> v;
+  bool bad = false;  // a non-finite or out-of-range deposit
+  void add(std::size_t i, std::size_t c, double x, double scale) {
+    const double y = x * scale;
+    if (!(std::abs(y) < 0x1.0p63)) {
+      bad = true;
+      return;
+    }
+    v[i][c] += static_cast<__int128>(std::llround(y));
   }
 };
 
@@ -140,7 +148,8 @@ McModel build_model(const io::CaseSpec& cs, const transport::Discretization& dis
   m.kappa.assign(K, 0.0), m.sigma_s.assign(K, 0.0), m.emission.assign(K, 0.0), m.source_radiance.assign(K, 0.0);
   m.phase_of_element.assign(K, -1);
   for (const auto& p : medium.phase) m.phase.emplace_back(p);
-  for (std::size_t e = 0; e < K; ++e) {
+  for (std::size_t t = 0; t < K; ++t) {  // tracer order; e: the mesh element
+    const auto e = static_cast<std::size_t>(m.mesh.original[t]);
     double k = 0, s = 0, kib = 0;
     for (std::size_t i = 0; i < np; ++i) {
       const double wi = w[static_cast<Eigen::Index>(i)] / wsum;
@@ -148,11 +157,15 @@ McModel build_model(const io::CaseSpec& cs, const transport::Discretization& dis
       s += wi * medium.sigma_s[e * np + i];
       kib += wi * medium.kappa[e * np + i] * medium.blackbody_intensity[e * np + i];
     }
-    m.kappa[e] = k, m.sigma_s[e] = s;
-    m.emission[e] = 4 * kPi * kib * m.mesh.volume[e];
-    m.source_radiance[e] = k > 0 ? kib / k : 0.0;
-    if (s > 0 && !medium.scattering_of_element.empty()) m.phase_of_element[e] = medium.scattering_of_element[e];
-    if (s > 0 && m.phase_of_element[e] < 0)
+    // The mean of the nodal interpolant can dip below 0 where a steep field meets negative
+    // quadrature weights (P2 vertex nodes): no negative absorption or emission in a tracer.
+    if (k < 0 || s < 0 || kib < 0) ++m.clamped_elements;
+    k = std::max(k, 0.0), s = std::max(s, 0.0), kib = std::max(kib, 0.0);
+    m.kappa[t] = k, m.sigma_s[t] = s;
+    m.emission[t] = 4 * kPi * kib * m.mesh.volume[t];
+    m.source_radiance[t] = k > 0 ? kib / k : 0.0;
+    if (s > 0 && !medium.scattering_of_element.empty()) m.phase_of_element[t] = medium.scattering_of_element[e];
+    if (s > 0 && m.phase_of_element[t] < 0)
       throw SolverError(fmt::format("element {} scatters but has no phase function", e));
   }
 
@@ -165,7 +178,7 @@ McModel build_model(const io::CaseSpec& cs, const transport::Discretization& dis
     const int f = static_cast<int>(ef % 4);
     const auto& wm = walls.wall(walls.wall_of(b));
     McModel::Face face{};
-    face.element = static_cast<int>(e), face.local = f;
+    face.element = m.mesh.tracer_index[e], face.local = f;
     const Vec3& n = walls.normal(b);
     face.inward = {-n[0], -n[1], -n[2]};
     face.area = 2 * disc.geometry[e].face_scale[static_cast<std::size_t>(f)] * disc.geometry[e].jacobian;
@@ -175,7 +188,9 @@ McModel build_model(const io::CaseSpec& cs, const transport::Discretization& dis
     const auto& fwf = fw[static_cast<std::size_t>(f)];
     double e_mean = 0;
     for (std::size_t j = 0; j < nfp; ++j) e_mean += fwf[static_cast<Eigen::Index>(j)] * walls.emissive_power(b, j);
-    face.emission = e_mean / fwf.sum() + wm.irradiation;
+    face.emission = e_mean / fwf.sum();
+    face.irradiation = wm.irradiation;
+    face.beam = 0;
     const int g = mesh.boundary_group[e][static_cast<std::size_t>(f)];
     auto [it, fresh] = group_index.try_emplace(g, static_cast<int>(m.group_names.size()));
     if (fresh) m.group_names.push_back(g >= 0 ? problem::group_label(mesh.surface_groups[static_cast<std::size_t>(g)]) : "(unlabelled)");
@@ -192,7 +207,7 @@ McModel build_model(const io::CaseSpec& cs, const transport::Discretization& dis
     m.source_cdf.push_back(total);
   };
   for (std::size_t e = 0; e < K; ++e) add({McModel::Source::Kind::element, e, -1}, m.emission[e]);
-  for (std::size_t b = 0; b < m.faces.size(); ++b) add({McModel::Source::Kind::wall, b, -1}, m.faces[b].emission * m.faces[b].area);
+  for (std::size_t b = 0; b < m.faces.size(); ++b) add({McModel::Source::Kind::wall, b, -1}, m.faces[b].leaving() * m.faces[b].area);
   for (std::size_t i = 0; i < cs.collimated.size(); ++i) {
     const auto& spec = cs.collimated[i];
     const double len = std::sqrt(dot(spec.direction, spec.direction));
@@ -208,6 +223,7 @@ McModel build_model(const io::CaseSpec& cs, const transport::Discretization& dis
       const double c = dot(d, face.inward);  // the beam enters where it points into the domain
       if (c <= 0) continue;
       any = true;
+      m.faces[b].beam += spec.flux * c;
       add({McModel::Source::Kind::beam, b, static_cast<int>(i)}, spec.flux * c * face.area);
     }
     if (!any)
@@ -223,10 +239,11 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
   const int B = std::max(2, opt.batches);
   McResult r;
   r.source_power = m.total_power();
-  Accumulator aG(K), aqx(K), aqy(K), aqz(K), adiv(K), ain(F), anet(F), agin(G), agnet(G), avol(1);
+  Accumulator aG(K), aqx(K), aqy(K), aqz(K), adiv(K), ain(F), anet(F), agin(G), agnet(G), atotals(4);
   const int threads = omp_get_max_threads();
-  struct ThreadTally {
-    FixedTally absorbed, track, tx, ty, tz, incident, wall_absorbed;
+  struct alignas(64) ThreadTally {  // one cache line apart: no false sharing of the counters
+    FixedTally<5> element;  // absorbed, track, track x, y, z
+    FixedTally<2> face;     // incident, absorbed
     std::uint64_t segments = 0, scatters = 0, reflections = 0, lost = 0;
   };
   std::vector<ThreadTally> tt(static_cast<std::size_t>(threads));
@@ -234,13 +251,11 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
     const std::uint64_t first = opt.paths * static_cast<std::uint64_t>(b) / static_cast<std::uint64_t>(B);
     const std::uint64_t last = opt.paths * static_cast<std::uint64_t>(b + 1) / static_cast<std::uint64_t>(B);
     const double n_batch = static_cast<double>(last - first);
-    // Scales: a path deposits at most its unit weight in all (roulette aside), and a track at most
-    // weight x length; 2^60 leaves headroom of 8x the batch's paths (overflow is checked anyway).
-    const double wscale = 0x1.0p60 / std::max(1.0, n_batch);
-    const double lscale = wscale / (256.0 * std::max(m.mesh.diameter, 1e-300));
+    const double wscale = kDepositScale;                                          // weight <= 1
+    const double lscale = kDepositScale / std::max(m.mesh.diameter, 1e-300);       // track <= diameter
     for (auto& t : tt) {
-      for (auto* f : {&t.absorbed, &t.track, &t.tx, &t.ty, &t.tz}) f->v.assign(K, 0);
-      for (auto* f : {&t.incident, &t.wall_absorbed}) f->v.assign(F, 0);
+      t.element.v.assign(K, {}), t.face.v.assign(F, {});
+      t.element.bad = t.face.bad = false;
     }
     if (m.total_power() > 0) {
 #pragma omp parallel
@@ -286,14 +301,18 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
               track = deposit / k;
             }
             if (l > 0) {
-              T.absorbed.add(e, deposit, wscale);
-              T.track.add(e, track, lscale);
-              T.tx.add(e, track * d[0], lscale);
-              T.ty.add(e, track * d[1], lscale);
-              T.tz.add(e, track * d[2], lscale);
+              T.element.add(e, 0, deposit, wscale);
+              T.element.add(e, 1, track, lscale);
+              T.element.add(e, 2, track * d[0], lscale);
+              T.element.add(e, 3, track * d[1], lscale);
+              T.element.add(e, 4, track * d[2], lscale);
             }
             ++T.segments;
             w -= deposit;
+            if (w < kRouletteBelow) {  // after every segment: also ends bundles fading across many elements
+              if (rng.uniform() * kRouletteWeight >= w) break;
+              w = kRouletteWeight;
+            }
             for (int c = 0; c < 3; ++c) x[static_cast<std::size_t>(c)] += l * d[static_cast<std::size_t>(c)];
             if (scatter) {
               const auto& ph = m.phase[static_cast<std::size_t>(m.phase_of_element[e])];
@@ -310,41 +329,39 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
               }
               const auto fb = static_cast<std::size_t>(-1 - next);
               const auto& face = m.faces[fb];
-              T.incident.add(fb, w, wscale);
-              T.wall_absorbed.add(fb, w * face.absorptivity, wscale);
+              T.face.add(fb, 0, w, wscale);
+              T.face.add(fb, 1, w * face.absorptivity, wscale);
               w *= 1 - face.absorptivity;
               if (!(w > 0)) break;
               d = reflect(face, d, rng);
               ++T.reflections;
-            }
-            if (w < kRouletteBelow) {
-              if (rng.uniform() * kRouletteWeight >= w) break;
-              w = kRouletteWeight;
+              if (w < kRouletteBelow) {
+                if (rng.uniform() * kRouletteWeight >= w) break;
+                w = kRouletteWeight;
+              }
             }
           }
         }
       }
     }
     // Reduce the threads' integer tallies (exact), then to physical units.
-    std::vector<std::int64_t> sum(std::max(K, F));
-    bool overflow = false;
-    auto reduce = [&](FixedTally ThreadTally::*member, std::size_t n) {
-      std::fill(sum.begin(), sum.begin() + static_cast<std::ptrdiff_t>(n), 0);
-      for (auto& t : tt) {
-        overflow = overflow || (t.*member).overflow;
-        for (std::size_t i = 0; i < n; ++i) overflow = __builtin_add_overflow(sum[i], (t.*member).v[i], &sum[i]) || overflow;
-      }
-      return std::vector<double>(sum.begin(), sum.begin() + static_cast<std::ptrdiff_t>(n));
+    bool bad = false;
+    for (auto& t : tt) bad = bad || t.element.bad || t.face.bad;
+    auto reduce = [&](auto ThreadTally::*member, std::size_t c, std::size_t n) {
+      std::vector<__int128> sum(n, 0);
+      for (auto& t : tt)
+        for (std::size_t i = 0; i < n; ++i) sum[i] += (t.*member).v[i][c];
+      return std::vector<double>(sum.begin(), sum.end());
     };
     const double unit = n_batch > 0 ? m.total_power() / n_batch : 0.0;  // W per unit weight
-    auto absorbed = reduce(&ThreadTally::absorbed, K);
-    auto track = reduce(&ThreadTally::track, K), tx = reduce(&ThreadTally::tx, K), ty = reduce(&ThreadTally::ty, K),
-         tz = reduce(&ThreadTally::tz, K);
-    auto incident = reduce(&ThreadTally::incident, F), wall_abs = reduce(&ThreadTally::wall_absorbed, F);
-    if (overflow)
-      throw SolverError(fmt::format("Monte Carlo tallies overflowed in batch {} ({} paths): raise solver.batches so that each batch "
-                                    "holds fewer paths",
-                                    b, last - first));
+    auto absorbed = reduce(&ThreadTally::element, 0, K);
+    auto track = reduce(&ThreadTally::element, 1, K), tx = reduce(&ThreadTally::element, 2, K),
+         ty = reduce(&ThreadTally::element, 3, K), tz = reduce(&ThreadTally::element, 4, K);
+    auto incident = reduce(&ThreadTally::face, 0, F), wall_abs = reduce(&ThreadTally::face, 1, F);
+    if (bad)
+      throw SolverError(fmt::format("Monte Carlo: a non-finite or out-of-range tally in batch {} (a bundle weight above 1 or a NaN "
+                                    "property): check kappa, sigma_s and the temperatures for NaN",
+                                    b));
     double volume_W = 0;
     for (std::size_t e = 0; e < K; ++e) {
       const double V = m.mesh.volume[e];
@@ -354,29 +371,44 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
       track[e] *= unit / (lscale * V), tx[e] *= unit / (lscale * V), ty[e] *= unit / (lscale * V), tz[e] *= unit / (lscale * V);
     }
     std::vector<double> gin(G, 0.0), gnet(G, 0.0);
+    double walls_in = 0, walls_net = 0;
     for (std::size_t f = 0; f < F; ++f) {
       const auto& face = m.faces[f];
       incident[f] *= unit / (wscale * face.area);
-      wall_abs[f] = wall_abs[f] * unit / (wscale * face.area) - face.emission;  // q_net
+      // q_net = incident - leaving = absorbed - emitted - irradiation - beams entering here.
+      wall_abs[f] = wall_abs[f] * unit / (wscale * face.area) - face.leaving() - face.beam;
       gin[static_cast<std::size_t>(face.group)] += incident[f] * face.area;
       gnet[static_cast<std::size_t>(face.group)] += wall_abs[f] * face.area;
+      walls_in += incident[f] * face.area, walls_net += wall_abs[f] * face.area;
     }
     aG.add(track), aqx.add(tx), aqy.add(ty), aqz.add(tz), adiv.add(absorbed);
-    ain.add(incident), anet.add(wall_abs), agin.add(gin), agnet.add(gnet), avol.add({volume_W});
+    ain.add(incident), anet.add(wall_abs), agin.add(gin), agnet.add(gnet);
+    atotals.add({volume_W, walls_net, walls_in, volume_W - walls_net});
     if (opt.progress) {
-      const auto gi = agin.estimate();
-      double tot = 0, err2 = 0;
-      for (std::size_t g = 0; g < G; ++g) tot += gi.mean[g], err2 += gi.error[g] * gi.error[g];
+      const auto t = atotals.estimate();
       const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       opt.progress(fmt::format("  batch {}/{}: {:.3g} paths/s, wall incident power {:.6g} W (standard error {:.2e} relative)", b + 1, B,
-                               static_cast<double>(last) / sec, tot, b > 0 && tot != 0 ? std::sqrt(err2) / std::abs(tot) : 0.0));
+                               static_cast<double>(last) / sec, t.mean[2], b > 0 && t.mean[2] != 0 ? t.error[2] / std::abs(t.mean[2]) : 0.0));
     }
   }
   for (const auto& t : tt) r.segments += t.segments, r.scattering_events += t.scatters, r.wall_reflections += t.reflections, r.lost_rays += t.lost;
-  r.G = aG.estimate(), r.qx = aqx.estimate(), r.qy = aqy.estimate(), r.qz = aqz.estimate(), r.divq = adiv.estimate();
+  // Element results in mesh order (the tracer's order is internal).
+  auto mesh_order = [&](const Accumulator& a) {
+    auto est = a.estimate();
+    Estimate out{std::vector<double>(K), std::vector<double>(K)};
+    for (std::size_t t = 0; t < K; ++t) {
+      const auto e = static_cast<std::size_t>(m.mesh.original[t]);
+      out.mean[e] = est.mean[t], out.error[e] = est.error[t];
+    }
+    return out;
+  };
+  r.G = mesh_order(aG), r.qx = mesh_order(aqx), r.qy = mesh_order(aqy), r.qz = mesh_order(aqz), r.divq = mesh_order(adiv);
   r.q_in = ain.estimate(), r.q_net = anet.estimate(), r.group_q_in = agin.estimate(), r.group_q_net = agnet.estimate();
-  const auto v = avol.estimate();
-  r.volume_divq = {v.mean[0], v.error[0]};
+  const auto t = atotals.estimate();
+  r.volume_divq = {t.mean[0], t.error[0]};
+  r.walls_q_net = {t.mean[1], t.error[1]};
+  r.walls_q_in = {t.mean[2], t.error[2]};
+  r.imbalance = {t.mean[3], t.error[3]};
   r.paths = opt.paths;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
@@ -408,7 +440,9 @@ double beam_transmission(const McModel& m, std::size_t i, std::size_t e, Vec3 x,
       continue;
     }
     const auto& face = m.faces[static_cast<std::size_t>(-1 - next)];
-    return face.group == m.beam_group[i] && dot(b, face.inward) > 0 ? std::exp(-tau) : 0.0;
+    if (face.group == m.beam_group[i] && dot(b, face.inward) > 0) return std::exp(-tau);
+    if (face.specular_share > 0 && face.absorptivity < 1) ++c.unfollowed;  // a beam image may come through this mirror
+    return 0.0;
   }
   ++c.lost;
   return 0.0;
@@ -482,7 +516,7 @@ double backward_radiance(const McModel& m, std::size_t e, Vec3 x, Vec3 d, PathRa
         continue;
       }
       const auto& face = m.faces[static_cast<std::size_t>(-1 - next)];
-      L += w * face.emission / kPi;  // diffuse leaving radiance by emission (and irradiation)
+      L += w * face.leaving() / kPi;  // diffuse leaving radiance by emission and irradiation
       if (beams && face.absorptivity < 1) {
         const double q_beam = beam_flux_on_wall(m, face, x, count);
         L += w * (1 - face.absorptivity) * (1 - face.specular_share) * q_beam / kPi;
@@ -518,6 +552,7 @@ ProbeRun trace_probes(const McModel& m, const std::vector<ProbePoint>& points, c
     const auto& pt = points[p];
     const std::uint64_t first = opt.probe_rays * b / static_cast<std::uint64_t>(B), last = opt.probe_rays * (b + 1) / static_cast<std::uint64_t>(B);
     std::array<double, 4> sum{};
+    const auto element = pt.element >= 0 ? static_cast<std::size_t>(m.mesh.tracer_index[static_cast<std::size_t>(pt.element)]) : 0;
     for (std::uint64_t ray = first; ray < last; ++ray) {
       PathRandom rng(opt.seed, 1 + p, ray);
       if (pt.face >= 0) {
@@ -526,7 +561,7 @@ ProbeRun trace_probes(const McModel& m, const std::vector<ProbePoint>& points, c
         sum[0] += kPi * backward_radiance(m, static_cast<std::size_t>(face.element), pt.x, d, rng, count);
       } else {
         const Vec3 d = isotropic_direction(rng);
-        const double L = 4 * kPi * backward_radiance(m, static_cast<std::size_t>(pt.element), pt.x, d, rng, count);
+        const double L = 4 * kPi * backward_radiance(m, element, pt.x, d, rng, count);
         sum[0] += L;  // the radiation travels along -d
         for (int c = 0; c < 3; ++c) sum[static_cast<std::size_t>(1 + c)] -= L * d[static_cast<std::size_t>(c)];
       }
@@ -541,7 +576,7 @@ ProbeRun trace_probes(const McModel& m, const std::vector<ProbePoint>& points, c
         const double cosine = -dot(bd, face.inward);
         if (cosine > 1e-12) sum[0] += m.beam_flux[i] * cosine * beam_transmission(m, i, static_cast<std::size_t>(face.element), pt.x, count);
       } else {
-        const double G = m.beam_flux[i] * beam_transmission(m, i, static_cast<std::size_t>(pt.element), pt.x, count);
+        const double G = m.beam_flux[i] * beam_transmission(m, i, element, pt.x, count);
         sum[0] += G;
         for (int c = 0; c < 3; ++c) sum[static_cast<std::size_t>(1 + c)] += G * bd[static_cast<std::size_t>(c)];
       }
@@ -561,9 +596,10 @@ ProbeRun trace_probes(const McModel& m, const std::vector<ProbePoint>& points, c
     if (pt.face >= 0) {
       const auto& face = m.faces[static_cast<std::size_t>(pt.face)];
       v.q_in = {est.mean[0], est.error[0]};
-      v.q_net = {face.absorptivity * est.mean[0] - face.emission, face.absorptivity * est.error[0]};
+      // Leaving = emitted + irradiation + reflected (1 - absorptivity) q_in (+ beams entering there).
+      v.q_net = {face.absorptivity * est.mean[0] - face.leaving() - face.beam, face.absorptivity * est.error[0]};
     } else {
-      const auto e = static_cast<std::size_t>(pt.element);
+      const auto e = static_cast<std::size_t>(m.mesh.tracer_index[static_cast<std::size_t>(pt.element)]);
       v.G = {est.mean[0], est.error[0]};
       v.qx = {est.mean[1], est.error[1]}, v.qy = {est.mean[2], est.error[2]}, v.qz = {est.mean[3], est.error[3]};
       v.divq = {m.emission[e] / m.mesh.volume[e] - m.kappa[e] * est.mean[0], m.kappa[e] * est.error[0]};

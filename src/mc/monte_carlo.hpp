@@ -54,7 +54,7 @@ struct ScalarEstimate {
 // behaviour per boundary face and the emitting sources.
 struct McModel {
   TracingMesh mesh;
-  // Per element: mean kappa and sigma_s [1/m]; emitted power 4 pi integral kappa I_b dV [W]; the
+  // Per element, in the tracer's order (mesh.original maps to mesh elements): mean kappa and sigma_s [1/m]; emitted power 4 pi integral kappa I_b dV [W]; the
   // source radiance mean(kappa I_b) / mean(kappa) [W/(m^2 sr)] the backward estimator integrates;
   // the phase function (index into phase, -1 where sigma_s = 0).
   std::vector<double> kappa, sigma_s, emission, source_radiance;
@@ -67,7 +67,10 @@ struct McModel {
     double area;
     double absorptivity;     // 1 - rho_d - rho_s
     double specular_share;   // rho_s / (rho_d + rho_s)
-    double emission;         // leaving by emission and prescribed irradiation [W/m^2]
+    double emission;         // eps sigma T_w^4 [W/m^2] (face mean)
+    double irradiation;      // prescribed diffuse irradiation leaving into the domain [W/m^2]
+    double beam;             // collimated power entering through this face, per area [W/m^2]
+    double leaving() const { return emission + irradiation; }  // diffuse sources of the face
     int group;               // index into group_names
   };
   std::vector<Face> faces;
@@ -80,11 +83,18 @@ struct McModel {
   };
   std::vector<Source> sources;
   std::vector<double> source_cdf;  // cumulative power [W]
+  std::size_t clamped_elements = 0;  // element means of kappa, sigma_s or kappa I_b below 0, set to 0
   // Collimated beams: unit direction, flux normal to the beam [W/m^2], surface group it enters by.
   std::vector<Vec3> beam_direction;
   std::vector<double> beam_flux;
   std::vector<int> beam_group;
   double total_power() const { return source_cdf.empty() ? 0.0 : source_cdf.back(); }
+  // A per-element field of the tracer's order in mesh order.
+  std::vector<double> in_mesh_order(const std::vector<double>& tracer_order) const {
+    std::vector<double> out(tracer_order.size());
+    for (std::size_t t = 0; t < out.size(); ++t) out[static_cast<std::size_t>(mesh.original[t])] = tracer_order[t];
+    return out;
+  }
 };
 
 // InputError for what the tracer does not model (inflow walls, user sources), naming the entry.
@@ -92,13 +102,16 @@ McModel build_model(const io::CaseSpec& cs, const transport::Discretization& dis
                     const problem::Walls& walls);
 
 struct McResult {
-  // Per element (element means): G, q [W/m^2]; div q = emitted - absorbed per volume [W/m^3].
+  // Per mesh element (element means): G, q [W/m^2]; div q = emitted - absorbed per volume [W/m^3].
   Estimate G, qx, qy, qz, divq;
-  // Per boundary face (problem::Walls order) [W/m^2]: incident, and net = absorbed - emitted.
+  // Per boundary face (problem::Walls order) [W/m^2]: incident, and net = incident - leaving =
+  // absorbed - emitted - irradiation - beams entering there (positive into the wall).
   Estimate q_in, q_net;
   // Per surface group (McModel::group_names order) [W]: integral q_in dA, integral q_net dA.
   Estimate group_q_in, group_q_net;
   ScalarEstimate volume_divq;  // integral div q dV [W]
+  ScalarEstimate walls_q_net, walls_q_in;  // over all walls [W] (groups are correlated: not their sum)
+  ScalarEstimate imbalance;  // volume_divq - walls_q_net, per batch [W]: lost rays and roulette noise
   double source_power = 0;     // emitted by medium, walls and beams [W]
   std::uint64_t paths = 0, segments = 0, scattering_events = 0, wall_reflections = 0, lost_rays = 0;
   double seconds = 0;
@@ -114,7 +127,7 @@ McResult solve_forward(const McModel& model, const McOptions& options);
 // face) gives q_in and q_net = absorptivity q_in - emitted.
 struct ProbePoint {
   Vec3 x{};
-  int element = -1;  // containing element (volume points)
+  int element = -1;  // containing mesh element (volume points)
   long face = -1;    // boundary face (wall points)
 };
 struct ProbeEstimate {
@@ -122,6 +135,9 @@ struct ProbeEstimate {
 };
 struct ProbeRun {
   std::vector<ProbeEstimate> values;
+  // unfollowed_specular_beam_hits: backward paths that met a mirror lit by a beam, plus shadow
+  // rays that ended on a mirror (a beam image could arrive that way): those contributions are
+  // missing from the probes.
   std::uint64_t rays = 0, segments = 0, lost_rays = 0, shadow_rays = 0, unfollowed_specular_beam_hits = 0;
   double seconds = 0;
 };

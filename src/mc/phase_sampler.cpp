@@ -1,6 +1,7 @@
 #include "mc/phase_sampler.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 
@@ -13,7 +14,9 @@ constexpr int kTable = 2048;
 // integral_{-1}^{mu} P_n = (P_{n+1} - P_{n-1}) / (2n + 1) for n >= 1.
 double legendre_cdf(const std::vector<double>& a, double mu) {
   const std::size_t N = a.size();
-  std::vector<double> P(N + 1);
+  std::array<double, 64> fixed{};  // no allocation in the sampling loop for the usual series
+  std::vector<double> heap(N + 1 > fixed.size() ? N + 1 : 0);
+  double* P = N + 1 > fixed.size() ? heap.data() : fixed.data();
   P[0] = 1;
   if (N >= 1) P[1] = mu;
   for (std::size_t n = 1; n + 1 <= N; ++n)

@@ -7,7 +7,7 @@
 // vertex order, and the two elements sharing the face store it with opposite signs, bit for bit. A
 // ray leaving element A through face f therefore meets, in neighbour B, the same plane with a
 // negative n.d, and can never step back; a ray through an edge or a vertex takes the nearest exit
-// (lowest face index on exact ties) and goes on with zero-length steps through the elements around
+// (on exact ties the face crossed most squarely) and goes on with zero-length steps through the elements around
 // the edge. Positions that drift a round-off outside an element are clamped to zero-length steps.
 #include "mesh/tet_mesh.hpp"
 
@@ -26,17 +26,22 @@ struct FacePlane {
   double offset;
 };
 
+// Elements are renumbered along a Morton (Z-order) curve of their centroids, so that a ray's next
+// element is usually close in memory: on a 179k-tet mesh the random order of the mesh file made
+// every crossing a cache miss. Tracer index t <-> mesh element: original[t], tracer_index[e].
 struct TracingMesh {
-  std::vector<FacePlane> plane;    // e * 4 + f
-  std::vector<int> across;         // e * 4 + f: neighbour element, or -(1 + boundary face index) on the boundary
-  std::vector<double> volume;      // per element [m^3]
-  std::vector<std::array<int, 4>> tets;
+  std::vector<int> original;       // tracer index -> mesh element
+  std::vector<int> tracer_index;   // mesh element -> tracer index
+  std::vector<FacePlane> plane;    // t * 4 + f
+  std::vector<int> across;         // t * 4 + f: neighbour (tracer index), or -(1 + boundary face index) on the boundary
+  std::vector<double> volume;      // per tracer element [m^3]
+  std::vector<std::array<int, 4>> tets;  // per tracer element
   std::vector<Vec3> vertices;
   double diameter = 0;             // bounding-box diagonal [m]
   std::size_t num_elements() const { return volume.size(); }
 };
 
-// boundary_face_of[e * 4 + f]: index of that boundary face (problem::Walls order), -1 inside.
+// boundary_face_of[e * 4 + f] (mesh element e): index of that boundary face (problem::Walls order), -1 inside.
 TracingMesh make_tracing_mesh(const mesh::TetMesh& mesh, const std::vector<long>& boundary_face_of);
 
 // The face through which a ray at x along d leaves the element whose 4 planes start at p, and the
@@ -47,17 +52,18 @@ struct Exit {
 };
 inline Exit exit_face(const FacePlane* p, const double* x, const double* d) {
   int best = -1;
-  double t_best = std::numeric_limits<double>::infinity();
+  double t_best = std::numeric_limits<double>::infinity(), dn_best = 0;
   for (int f = 0; f < 4; ++f) {
     const double dn = p[f].n[0] * d[0] + p[f].n[1] * d[1] + p[f].n[2] * d[2];
     if (!(dn > 0)) continue;  // the ray does not leave through this face
     const double t = (p[f].offset - (p[f].n[0] * x[0] + p[f].n[1] * x[1] + p[f].n[2] * x[2])) / dn;
-    if (t < t_best) t_best = t, best = f;
+    // Exact ties (through an edge or vertex): the face the ray crosses most squarely.
+    if (t < t_best || (t == t_best && dn > dn_best)) t_best = t, best = f, dn_best = dn;
   }
   return {best, best < 0 ? 0.0 : std::max(t_best, 0.0)};
 }
 
-// Walks a ray from x (in element e) along unit d to the boundary: the chord per element and the
+// Walks a ray from x (in tracer element `element`) along unit d to the boundary: the chord per element and the
 // boundary face reached. For tests and tools (the estimators step inline).
 struct Walk {
   std::vector<std::pair<int, double>> segments;  // element, length

@@ -40,13 +40,39 @@ Vec3 unit(Vec3 v) {
   return {v[0] / n, v[1] / n, v[2] / n};
 }
 
+// e: the mesh element containing x.
 void expect_exact_walk(const TracingMesh& tm, int e, const Vec3& x, const Vec3& d, const std::string& what) {
-  const auto w = walk_to_boundary(tm, e, x, d);
+  const auto w = walk_to_boundary(tm, tm.tracer_index[static_cast<std::size_t>(e)], x, d);
   ASSERT_FALSE(w.lost) << what;
   double total = 0;
   for (const auto& [el, l] : w.segments) total += l;
   EXPECT_NEAR(total, cube_chord(x, d), 1e-12) << what;
   EXPECT_GE(w.boundary_face, 0) << what;
+}
+
+// The Morton renumbering is a permutation, and neighbours see each other across the same face plane
+// with opposite signs, bit for bit.
+TEST(Tracer, RenumberedNeighboursShareTheirFacePlanes) {
+  const auto m = mesh::mesh_geo(kCube, 0.2);
+  const auto tm = cube_tracer(m);
+  std::vector<int> seen(m.num_elements(), 0);
+  for (std::size_t t = 0; t < m.num_elements(); ++t) {
+    ++seen[static_cast<std::size_t>(tm.original[t])];
+    EXPECT_EQ(tm.tracer_index[static_cast<std::size_t>(tm.original[t])], static_cast<int>(t));
+    for (std::size_t f = 0; f < 4; ++f) {
+      const int n = tm.across[t * 4 + f];
+      if (n < 0) continue;
+      int back = -1;
+      for (std::size_t g = 0; g < 4; ++g)
+        if (tm.across[static_cast<std::size_t>(n) * 4 + g] == static_cast<int>(t)) back = static_cast<int>(g);
+      ASSERT_GE(back, 0);
+      const auto& a = tm.plane[t * 4 + f];
+      const auto& b = tm.plane[static_cast<std::size_t>(n) * 4 + static_cast<std::size_t>(back)];
+      for (int k = 0; k < 3; ++k) EXPECT_EQ(a.n[k], -b.n[k]);
+      EXPECT_EQ(a.offset, -b.offset);
+    }
+  }
+  for (int c : seen) EXPECT_EQ(c, 1);
 }
 
 TEST(Tracer, ChordsFromCentroidsInRandomDirections) {
