@@ -302,6 +302,20 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
   return summary;
 }
 
+// The case's spectral gas model, or an empty one for a gray run.
+gas::LoadedModel load_gas_model(Setup& s, const problem::Medium& medium) {
+  gas::LoadedModel model;
+  if (!medium.has_gas_model()) return model;
+  gas::YamlMap section(*s.cs.model, "model", s.cs.file.string());
+  model = gas::make_model(section, {}, medium.gas);
+  if (!model.spectral)
+    throw InputError(fmt::format("{}: model type '{}' is a transmissivity model, usable only by the 1-D slab solver; in 3-D use "
+                                 "its k-distribution form (type: snbck) or another k-type model",
+                                 section.where("type"), model.type));
+  s.log(fmt::format("  gas model {}: {} spectral points", model.name(), model.spectral->num_spectral_points()));
+  return model;
+}
+
 // `angular:` — the gray radiative-transfer solve over a quadrature.
 nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   const auto& cs = s.cs;
@@ -333,16 +347,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                     cs.order, quad.name, quad.size(), medium.scatters() ? ", scattering" : "",
                     walls.reflects() ? ", reflecting walls" : ""));
   // A spectral gas model (`model:`) turns the run into a sum of gray solves (src/spectral).
-  gas::LoadedModel model;
-  if (medium.has_gas_model()) {
-    gas::YamlMap section(*cs.model, "model", cs.file.string());
-    model = gas::make_model(section, {}, medium.gas);
-    if (!model.spectral)
-      throw InputError(fmt::format("{}: model type '{}' is a transmissivity model, usable only by the 1-D slab solver; in 3-D use "
-                                   "its k-distribution form (type: snbck) or another k-type model",
-                                   section.where("type"), model.type));
-    s.log(fmt::format("  gas model {}: {} spectral points", model.name(), model.spectral->num_spectral_points()));
-  }
+  gas::LoadedModel model = load_gas_model(s, medium);
   const double setup_seconds = seconds_since(s.start);
   const auto beams = solver::solve_collimated(cs, disc, quad, medium, walls, s.warnings);
   solver::GrayResult result;
@@ -510,7 +515,8 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
   report_fields(s, medium);
   std::vector<std::string> dg_only_warnings;
   const problem::Walls walls(cs, disc, &quad, dg_only_warnings);
-  const mc::McModel model = mc::build_model(cs, disc, medium, walls);
+  mc::McModel model = mc::build_model(cs, disc, medium, walls);
+  gas::LoadedModel gas_model = load_gas_model(s, medium);
   mc::McOptions mo;
   mo.paths = cs.solver.mc.paths;
   mo.batches = cs.solver.mc.batches;
@@ -553,8 +559,61 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
                     disc.num_elements(), mo.paths, mo.batches, mo.seed, medium.scatters() ? ", scattering" : "",
                     walls.reflects() ? ", reflecting walls" : ""));
   const double setup_seconds = seconds_since(s.start);
-  const auto r = mc::solve_forward(model, mo);
-  const auto probes = traced.empty() ? mc::ProbeRun{} : mc::trace_probes(model, traced, mo);
+  mc::McResult r;
+  mc::ProbeRun probes;
+  // Emitted power per element and per face (W, W/m^2), summed over spectral points.
+  std::vector<double> element_emission = model.emission, face_emission(model.faces.size());
+  for (std::size_t b = 0; b < model.faces.size(); ++b) face_emission[b] = model.faces[b].emission;
+  spectral::SpectralResult props;  // property report of a nongray run
+  std::size_t traced_points = 0;
+  if (!gas_model.spectral) {
+    r = mc::solve_forward(model, mo);
+    if (!traced.empty()) probes = mc::trace_probes(model, traced, mo);
+  } else {
+    // Nongray: paths (and probe rays) shared among the spectral points in proportion to the power
+    // each emits (stratified sampling of the point with probability proportional to its emission),
+    // at least `batches` each; every path carries the power of its point / its count. Two passes over
+    // the properties: the powers, then the traces (memory: one point's element properties).
+    spectral::SpectralOptions so;
+    so.block_bytes = static_cast<std::size_t>(cs.solver.spectral_block_mb * 1024.0 * 1024.0);
+    std::vector<double> power;
+    spectral::SpectralResult pass1;
+    spectral::for_each_spectral_point(disc, medium, walls, *gas_model.spectral, so, pass1,
+                                      [&](int, const problem::Medium& pm, const problem::Walls& pw) {
+                                        mc::set_properties(model, disc, pm, pw);
+                                        power.push_back(model.total_power());
+                                      });
+    double total = 0;
+    for (double p : power) total += p;
+    auto share = [&](double p, std::uint64_t n) -> std::uint64_t {
+      if (!(p > 0) || !(total > 0)) return 0;
+      return std::max<std::uint64_t>(static_cast<std::uint64_t>(mo.batches),
+                                     static_cast<std::uint64_t>(std::llround(static_cast<double>(n) * p / total)));
+    };
+    std::fill(element_emission.begin(), element_emission.end(), 0.0);
+    std::fill(face_emission.begin(), face_emission.end(), 0.0);
+    std::uint64_t first = 0;
+    spectral::for_each_spectral_point(
+        disc, medium, walls, *gas_model.spectral, so, props, [&](int j, const problem::Medium& pm, const problem::Walls& pw) {
+          const auto& jj = static_cast<std::size_t>(j);
+          mc::McOptions point = mo;
+          point.paths = share(power[jj], mo.paths);
+          point.probe_rays = share(power[jj], mo.probe_rays);
+          if (point.paths == 0) return;
+          point.first_path = first;
+          first += std::max(point.paths, point.probe_rays);
+          point.progress = {};
+          mc::set_properties(model, disc, pm, pw);
+          for (std::size_t t = 0; t < element_emission.size(); ++t) element_emission[t] += model.emission[t];
+          for (std::size_t b = 0; b < face_emission.size(); ++b) face_emission[b] += model.faces[b].emission;
+          mc::accumulate(r, mc::solve_forward(model, point));
+          if (!traced.empty()) mc::accumulate(probes, mc::trace_probes(model, traced, point));
+          ++traced_points;
+          if (opt.progress)
+            s.log(fmt::format("  spectral point {} / {}: {} paths, {:.3g} W", j + 1, props.spectral_points, point.paths, power[jj]));
+        });
+    props.property_seconds += pass1.property_seconds;
+  }
   const double solve_seconds = seconds_since(s.start) - setup_seconds;
   s.log(fmt::format("  forward: {} paths, {} segments, {:.2f} s ({:.3g} paths/s, {:.3g} segments/s), {} lost", r.paths, r.segments,
                     r.seconds, static_cast<double>(r.paths) / r.seconds, static_cast<double>(r.segments) / r.seconds, r.lost_rays));
@@ -583,7 +642,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
     std::string type;
     for (std::size_t b = 0; b < F; ++b)
       if (model.faces[b].group == static_cast<int>(g)) {
-        area += model.faces[b].area, emitted += model.faces[b].emission * model.faces[b].area;
+        area += model.faces[b].area, emitted += face_emission[b] * model.faces[b].area;
         type = io::to_string(walls.wall(walls.wall_of(b)).type);
       }
     const double qin = r.group_q_in.mean[g], qnet = r.group_q_net.mean[g];
@@ -596,7 +655,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
   double volume_abs = 0, emitted_volume = 0, walls_abs = 0;
   for (std::size_t t = 0; t < model.kappa.size(); ++t) {
     const auto e = static_cast<std::size_t>(model.mesh.original[t]);
-    volume_abs += std::abs(r.divq.mean[e]) * model.mesh.volume[t], emitted_volume += model.emission[t];
+    volume_abs += std::abs(r.divq.mean[e]) * model.mesh.volume[t], emitted_volume += element_emission[t];
   }
   for (std::size_t b = 0; b < F; ++b) walls_abs += std::abs(r.q_net.mean[b]) * model.faces[b].area;
   const double scale = std::max({volume_abs, walls_abs, r.walls_q_in.mean, emitted_volume});
@@ -610,6 +669,14 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
                      "walls_W per batch: Monte Carlo conserves energy bundle by bundle, so it is the noise of Russian roulette plus any "
                      "lost rays; relative_imbalance = imbalance_W / scale_W"}};
   summary["solver"] = {{"method", "montecarlo"}};
+  if (gas_model.spectral)
+    summary["spectral"] = {{"model", gas_model.name()},
+                           {"type", gas_model.type},
+                           {"spectral_points", props.spectral_points},
+                           {"property_seconds", props.property_seconds},
+                           {"sampling", "paths per spectral point in proportion to its emitted power (at least `batches`)"},
+                           {"gas_nodes_clamped", props.gas_nodes_clamped},
+                           {"wall_nodes_clamped", props.wall_nodes_clamped}};
   summary["scattering"] = {{"present", medium.scatters()}};
   summary["montecarlo"] = {{"paths", r.paths},
                            {"batches", mo.batches},
@@ -628,6 +695,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
                            {"probe_lost_rays", probes.lost_rays},
                            {"probe_shadow_rays", probes.shadow_rays},
                            {"unfollowed_specular_beam_hits", probes.unfollowed_specular_beam_hits},
+                           {"spectral_points_traced", traced_points},
                            {"probe_seconds", probes.seconds},
                            {"properties", "element means of the nodal fields"},
                            {"error_estimate", "standard error of the mean over independent batches"}};
@@ -642,11 +710,13 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
       cells.push_back({name, est->mean});
       cells.push_back({std::string(name) + "_stderr", est->error});
     }
-    cells.push_back({"kappa_element", model.in_mesh_order(model.kappa)});
-    cells.push_back({"sigma_s_element", model.in_mesh_order(model.sigma_s)});
-    io::write_solution_vtu(dir / "solution.vtu", disc,
-                           {{"kappa", medium.kappa}, {"sigma_s", medium.sigma_s}, {"Ib", medium.blackbody_intensity}}, cells,
-                           cs.output.linear, group_names(s.mesh));
+    if (!gas_model.spectral) {
+      cells.push_back({"kappa_element", model.in_mesh_order(model.kappa)});
+      cells.push_back({"sigma_s_element", model.in_mesh_order(model.sigma_s)});
+    }
+    std::vector<io::PointField> pf{{"sigma_s", medium.sigma_s}, {"Ib", medium.blackbody_intensity}};
+    pf.push_back(gas_model.spectral ? io::PointField{"kappa_planck", props.kappa_planck} : io::PointField{"kappa", medium.kappa});
+    io::write_solution_vtu(dir / "solution.vtu", disc, pf, cells, cs.output.linear, group_names(s.mesh));
     std::vector<std::size_t> faces;
     io::CellField group{"surface_group", {}}, emissivity{"emissivity", {}}, q_out{"q_out", {}}, q_emitted{"q_emitted", {}};
     std::vector<double> wall_T(F * nfp);
@@ -656,7 +726,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
       group.values.push_back(g >= 0 ? s.mesh.surface_groups[static_cast<std::size_t>(g)].tag : -1);
       emissivity.values.push_back(walls.wall(walls.wall_of(b)).emissivity);
       q_out.values.push_back(r.q_in.mean[b] - r.q_net.mean[b]);
-      q_emitted.values.push_back(model.faces[b].emission);
+      q_emitted.values.push_back(face_emission[b]);
       for (std::size_t j = 0; j < nfp; ++j) wall_T[b * nfp + j] = walls.temperature(b, j);
     }
     io::write_faces_vtu(dir / "walls.vtu", disc, faces, {{"temperature", wall_T}},

@@ -602,7 +602,7 @@ CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& f
   }
   if (const auto& model = root["model"]) {
     if (!model.IsMap()) c.fail("model", model, "expected a mapping such as {type: wsgg} (the same block as dgrte slab's model)");
-    if (!root["angular"]) c.fail("model", model, "a spectral gas model needs an angular run ('angular:'), not 'directions'");
+    if (!root["angular"] && !monte_carlo) c.fail("model", model, "a spectral gas model needs an angular run ('angular:'), not 'directions'");
     cs.model = std::make_shared<const YAML::Node>(model);
   }
   // `model: {type: gray}` with kappa in the media is the plain gray run (kappa of x, y, z).

@@ -130,24 +130,67 @@ McModel build_model(const io::CaseSpec& cs, const transport::Discretization& dis
       throw InputError(fmt::format("{}: boundaries.{} (line {}): solver.method montecarlo does not trace prescribed inflow intensities; "
                                    "use type irradiation (a diffuse incoming flux) or the DG solver",
                                    file, b.group, b.line));
-  if (medium.has_gas_model())
-    throw InputError(fmt::format("{}: model: solver.method montecarlo is gray in this version; nongray gas models run with the DG "
-                                 "solver (solver.method: dg)",
-                                 file));
   const auto& mesh = *disc.mesh;
-  const std::size_t K = disc.num_elements(), np = static_cast<std::size_t>(disc.num_nodes());
-  const std::size_t nfp = walls.face_nodes();
+  const std::size_t K = disc.num_elements();
   std::vector<long> boundary_face_of(4 * K, -1);
   for (std::size_t b = 0; b < walls.num_faces(); ++b) boundary_face_of[walls.element_face(b)] = static_cast<long>(b);
   McModel m;
   m.mesh = make_tracing_mesh(mesh, boundary_face_of);
+  for (const auto& p : medium.phase) m.phase.emplace_back(p);
 
+  // Walls: geometry and reflection (emission: set_properties).
+  std::map<int, int> group_index;
+  for (std::size_t b = 0; b < walls.num_faces(); ++b) {
+    const std::size_t ef = walls.element_face(b), e = ef / 4;
+    const int f = static_cast<int>(ef % 4);
+    const auto& wm = walls.wall(walls.wall_of(b));
+    McModel::Face face{};
+    face.element = m.mesh.tracer_index[e], face.local = f;
+    const Vec3& n = walls.normal(b);
+    face.inward = {-n[0], -n[1], -n[2]};
+    face.area = 2 * disc.geometry[e].face_scale[static_cast<std::size_t>(f)] * disc.geometry[e].jacobian;
+    const double rho = wm.rho_diffuse + wm.rho_specular;
+    face.absorptivity = 1 - rho;
+    face.specular_share = rho > 0 ? wm.rho_specular / rho : 0.0;
+    face.irradiation = wm.irradiation;
+    const int g = mesh.boundary_group[e][static_cast<std::size_t>(f)];
+    auto [it, fresh] = group_index.try_emplace(g, static_cast<int>(m.group_names.size()));
+    if (fresh) m.group_names.push_back(g >= 0 ? problem::group_label(mesh.surface_groups[static_cast<std::size_t>(g)]) : "(unlabelled)");
+    face.group = it->second;
+    m.faces.push_back(face);
+  }
+  for (std::size_t i = 0; i < cs.collimated.size(); ++i) {
+    const auto& spec = cs.collimated[i];
+    const double len = std::sqrt(dot(spec.direction, spec.direction));
+    const Vec3 d{spec.direction[0] / len, spec.direction[1] / len, spec.direction[2] / len};
+    m.beam_direction.push_back(d);
+    m.beam_flux.push_back(spec.flux);
+    const auto g = std::find(m.group_names.begin(), m.group_names.end(), spec.boundary);
+    m.beam_group.push_back(g == m.group_names.end() ? -1 : static_cast<int>(g - m.group_names.begin()));
+    bool any = false;
+    for (auto& face : m.faces) {
+      const double c = dot(d, face.inward);  // the beam enters where it points into the domain
+      if (face.group != m.beam_group.back() || c <= 0) continue;
+      any = true;
+      face.beam += spec.flux * c;
+    }
+    if (!any)
+      throw InputError(fmt::format("{}: no face of boundary '{}' lets the beam ({:.4g}, {:.4g}, {:.4g}) into the domain", spec.where,
+                                   spec.boundary, d[0], d[1], d[2]));
+  }
+  set_properties(m, disc, medium, walls);
+  return m;
+}
+
+void set_properties(McModel& m, const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls) {
+  const std::size_t K = disc.num_elements(), np = static_cast<std::size_t>(disc.num_nodes());
+  const std::size_t nfp = walls.face_nodes();
   // Element means by the reference mass matrix's row sums (exact for the nodal polynomial).
   const Eigen::VectorXd w = disc.ref.mass.colwise().sum().transpose();
   const double wsum = w.sum();
   m.kappa.assign(K, 0.0), m.sigma_s.assign(K, 0.0), m.emission.assign(K, 0.0), m.source_radiance.assign(K, 0.0);
   m.phase_of_element.assign(K, -1);
-  for (const auto& p : medium.phase) m.phase.emplace_back(p);
+  m.clamped_elements = 0;
   for (std::size_t t = 0; t < K; ++t) {  // tracer order; e: the mesh element
     const auto e = static_cast<std::size_t>(m.mesh.original[t]);
     double k = 0, s = 0, kib = 0;
@@ -168,37 +211,17 @@ McModel build_model(const io::CaseSpec& cs, const transport::Discretization& dis
     if (s > 0 && m.phase_of_element[t] < 0)
       throw SolverError(fmt::format("element {} scatters but has no phase function", e));
   }
-
   // Walls: face means of the emissive power (face mass row sums).
   std::array<Eigen::VectorXd, 4> fw;
   for (int f = 0; f < 4; ++f) fw[static_cast<std::size_t>(f)] = disc.ref.face_mass[static_cast<std::size_t>(f)].colwise().sum().transpose();
-  std::map<int, int> group_index;
-  for (std::size_t b = 0; b < walls.num_faces(); ++b) {
-    const std::size_t ef = walls.element_face(b), e = ef / 4;
-    const int f = static_cast<int>(ef % 4);
-    const auto& wm = walls.wall(walls.wall_of(b));
-    McModel::Face face{};
-    face.element = m.mesh.tracer_index[e], face.local = f;
-    const Vec3& n = walls.normal(b);
-    face.inward = {-n[0], -n[1], -n[2]};
-    face.area = 2 * disc.geometry[e].face_scale[static_cast<std::size_t>(f)] * disc.geometry[e].jacobian;
-    const double rho = wm.rho_diffuse + wm.rho_specular;
-    face.absorptivity = 1 - rho;
-    face.specular_share = rho > 0 ? wm.rho_specular / rho : 0.0;
-    const auto& fwf = fw[static_cast<std::size_t>(f)];
+  for (std::size_t b = 0; b < m.faces.size(); ++b) {
+    const auto& fwf = fw[static_cast<std::size_t>(m.faces[b].local)];
     double e_mean = 0;
     for (std::size_t j = 0; j < nfp; ++j) e_mean += fwf[static_cast<Eigen::Index>(j)] * walls.emissive_power(b, j);
-    face.emission = e_mean / fwf.sum();
-    face.irradiation = wm.irradiation;
-    face.beam = 0;
-    const int g = mesh.boundary_group[e][static_cast<std::size_t>(f)];
-    auto [it, fresh] = group_index.try_emplace(g, static_cast<int>(m.group_names.size()));
-    if (fresh) m.group_names.push_back(g >= 0 ? problem::group_label(mesh.surface_groups[static_cast<std::size_t>(g)]) : "(unlabelled)");
-    face.group = it->second;
-    m.faces.push_back(face);
+    m.faces[b].emission = e_mean / fwf.sum();
   }
-
   // Sources in proportion to power.
+  m.sources.clear(), m.source_cdf.clear();
   double total = 0;
   auto add = [&](McModel::Source s, double power) {
     if (!(power > 0)) return;
@@ -208,29 +231,12 @@ McModel build_model(const io::CaseSpec& cs, const transport::Discretization& dis
   };
   for (std::size_t e = 0; e < K; ++e) add({McModel::Source::Kind::element, e, -1}, m.emission[e]);
   for (std::size_t b = 0; b < m.faces.size(); ++b) add({McModel::Source::Kind::wall, b, -1}, m.faces[b].leaving() * m.faces[b].area);
-  for (std::size_t i = 0; i < cs.collimated.size(); ++i) {
-    const auto& spec = cs.collimated[i];
-    const double len = std::sqrt(dot(spec.direction, spec.direction));
-    const Vec3 d{spec.direction[0] / len, spec.direction[1] / len, spec.direction[2] / len};
-    m.beam_direction.push_back(d);
-    m.beam_flux.push_back(spec.flux);
-    const auto g = std::find(m.group_names.begin(), m.group_names.end(), spec.boundary);
-    m.beam_group.push_back(g == m.group_names.end() ? -1 : static_cast<int>(g - m.group_names.begin()));
-    bool any = false;
+  for (std::size_t i = 0; i < m.beam_direction.size(); ++i)
     for (std::size_t b = 0; b < m.faces.size(); ++b) {
       const auto& face = m.faces[b];
-      if (m.group_names[static_cast<std::size_t>(face.group)] != spec.boundary) continue;
-      const double c = dot(d, face.inward);  // the beam enters where it points into the domain
-      if (c <= 0) continue;
-      any = true;
-      m.faces[b].beam += spec.flux * c;
-      add({McModel::Source::Kind::beam, b, static_cast<int>(i)}, spec.flux * c * face.area);
+      const double c = dot(m.beam_direction[i], face.inward);
+      if (face.group == m.beam_group[i] && c > 0) add({McModel::Source::Kind::beam, b, static_cast<int>(i)}, m.beam_flux[i] * c * face.area);
     }
-    if (!any)
-      throw InputError(fmt::format("{}: no face of boundary '{}' lets the beam ({:.4g}, {:.4g}, {:.4g}) into the domain", spec.where,
-                                   spec.boundary, d[0], d[1], d[2]));
-  }
-  return m;
 }
 
 McResult solve_forward(const McModel& m, const McOptions& opt) {
@@ -263,7 +269,7 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
         ThreadTally& T = tt[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 256)
         for (std::int64_t pi = static_cast<std::int64_t>(first); pi < static_cast<std::int64_t>(last); ++pi) {
-          PathRandom rng(opt.seed, kForwardStream, static_cast<std::uint64_t>(pi));
+          PathRandom rng(opt.seed, kForwardStream, opt.first_path + static_cast<std::uint64_t>(pi));
           const auto& src = m.sources[sample_source(m, rng.uniform())];
           Vec3 x, d;
           std::size_t e;
@@ -416,6 +422,49 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
 
 namespace {
 
+void add_estimate(Estimate& total, const Estimate& part) {
+  if (total.mean.empty()) total.mean.assign(part.mean.size(), 0.0), total.error.assign(part.error.size(), 0.0);
+  for (std::size_t i = 0; i < part.mean.size(); ++i) {
+    total.mean[i] += part.mean[i];
+    total.error[i] = std::hypot(total.error[i], part.error[i]);
+  }
+}
+void add_scalar(ScalarEstimate& total, const ScalarEstimate& part) {
+  total.mean += part.mean;
+  total.error = std::hypot(total.error, part.error);
+}
+
+}  // namespace
+
+void accumulate(McResult& t, const McResult& p) {
+  for (auto [a, b] : {std::pair{&t.G, &p.G}, {&t.qx, &p.qx}, {&t.qy, &p.qy}, {&t.qz, &p.qz}, {&t.divq, &p.divq}, {&t.q_in, &p.q_in},
+                      {&t.q_net, &p.q_net}, {&t.group_q_in, &p.group_q_in}, {&t.group_q_net, &p.group_q_net}})
+    add_estimate(*a, *b);
+  for (auto [a, b] : {std::pair{&t.volume_divq, &p.volume_divq}, {&t.walls_q_net, &p.walls_q_net}, {&t.walls_q_in, &p.walls_q_in},
+                      {&t.imbalance, &p.imbalance}})
+    add_scalar(*a, *b);
+  t.source_power += p.source_power;
+  t.paths += p.paths, t.segments += p.segments, t.scattering_events += p.scattering_events;
+  t.wall_reflections += p.wall_reflections, t.lost_rays += p.lost_rays;
+  t.seconds += p.seconds;
+}
+
+void accumulate(ProbeRun& t, const ProbeRun& p) {
+  if (t.values.empty()) t.values.resize(p.values.size());
+  for (std::size_t i = 0; i < p.values.size(); ++i) {
+    auto& a = t.values[i];
+    const auto& b = p.values[i];
+    for (auto [x, y] : {std::pair{&a.G, &b.G}, {&a.qx, &b.qx}, {&a.qy, &b.qy}, {&a.qz, &b.qz}, {&a.divq, &b.divq}, {&a.q_in, &b.q_in},
+                        {&a.q_net, &b.q_net}})
+      add_scalar(*x, *y);
+  }
+  t.rays += p.rays, t.segments += p.segments, t.lost_rays += p.lost_rays, t.shadow_rays += p.shadow_rays;
+  t.unfollowed_specular_beam_hits += p.unfollowed_specular_beam_hits;
+  t.seconds += p.seconds;
+}
+
+namespace {
+
 struct BackwardCounters {
   std::uint64_t segments = 0, lost = 0, shadow = 0, unfollowed = 0;
 };
@@ -554,7 +603,7 @@ ProbeRun trace_probes(const McModel& m, const std::vector<ProbePoint>& points, c
     std::array<double, 4> sum{};
     const auto element = pt.element >= 0 ? static_cast<std::size_t>(m.mesh.tracer_index[static_cast<std::size_t>(pt.element)]) : 0;
     for (std::uint64_t ray = first; ray < last; ++ray) {
-      PathRandom rng(opt.seed, 1 + p, ray);
+      PathRandom rng(opt.seed, 1 + p, opt.first_path + ray);
       if (pt.face >= 0) {
         const auto& face = m.faces[static_cast<std::size_t>(pt.face)];
         const Vec3 d = lambertian_direction(face.inward, rng);

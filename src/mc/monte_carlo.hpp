@@ -39,6 +39,7 @@ struct McOptions {
   int batches = 20;                  // independent batches for the standard errors (>= 2)
   std::uint64_t seed = 1;
   std::uint64_t probe_rays = 100'000;  // backward rays per probe point
+  std::uint64_t first_path = 0;        // path (and probe ray) ids start here: distinct streams per spectral point
   std::function<void(const std::string&)> progress;  // one line per batch, or empty
 };
 
@@ -100,6 +101,11 @@ struct McModel {
 // InputError for what the tracer does not model (inflow walls, user sources), naming the entry.
 McModel build_model(const io::CaseSpec& cs, const transport::Discretization& disc, const problem::Medium& medium,
                     const problem::Walls& walls);
+// The properties and sources from a (new) medium and walls on the same mesh: element means of
+// kappa, sigma_s, kappa I_b; wall emission; the source distribution. For each spectral point of a
+// nongray run.
+void set_properties(McModel& model, const transport::Discretization& disc, const problem::Medium& medium,
+                    const problem::Walls& walls);
 
 struct McResult {
   // Per mesh element (element means): G, q [W/m^2]; div q = emitted - absorbed per volume [W/m^3].
@@ -118,6 +124,10 @@ struct McResult {
 };
 
 McResult solve_forward(const McModel& model, const McOptions& options);
+
+// Adds an independent part (another spectral point's paths) to a result: means add, standard
+// errors add in quadrature, counts add.
+void accumulate(McResult& total, const McResult& part);
 
 // Backward estimates at points. Collimated beams enter exactly: the uncollided beam at the point
 // (and on walls the backward path reaches) by a shadow ray toward the beam's entry faces, and its
@@ -142,5 +152,6 @@ struct ProbeRun {
   double seconds = 0;
 };
 ProbeRun trace_probes(const McModel& model, const std::vector<ProbePoint>& points, const McOptions& options);
+void accumulate(ProbeRun& total, const ProbeRun& part);
 
 }  // namespace dgrte::mc

@@ -74,13 +74,11 @@ std::vector<double> node_volumes(const transport::Discretization& disc) {
   return v;
 }
 
-SpectralResult solve_spectral(const transport::Discretization& disc, const angular::Quadrature& quad,
-                              const problem::Medium& medium, const problem::Walls& walls, gas::SpectralModel& model,
-                              const solver::GrayOptions& options, const SpectralOptions& spectral_options,
-                              const std::function<void(const std::string&)>& progress) {
-  if (!medium.has_gas_model()) throw std::logic_error("solve_spectral: the medium has no gas state");
+void for_each_spectral_point(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
+                             gas::SpectralModel& model, const SpectralOptions& spectral_options, SpectralResult& out,
+                             const std::function<void(int, const problem::Medium&, const problem::Walls&)>& visit) {
+  if (!medium.has_gas_model()) throw std::logic_error("for_each_spectral_point: the medium has no gas state");
   const std::size_t n = disc.num_dofs(), np = static_cast<std::size_t>(disc.num_nodes()), nfp = walls.face_nodes();
-  SpectralResult out;
   {
     const auto tp = Clock::now();
     model.prepare(medium.gas, node_volumes(disc));
@@ -115,14 +113,6 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
   const auto [tmin, tmax] = std::minmax_element(gas_temperature.begin(), gas_temperature.end());
   if (tmin != gas_temperature.end()) out.gas_temperature_min = *tmin, out.gas_temperature_max = *tmax;
 
-  solver::GrayOptions opt = options;
-  std::vector<transport::SweepPlan> plans;
-  if (solver::uses_sweep_plans(opt) && !opt.plans) {
-    const auto t0 = Clock::now();
-    plans = solver::plan_sweeps(disc, walls, quad);
-    out.total.plan_seconds = seconds_since(t0);
-    opt.plans = &plans;
-  }
   problem::Medium point = medium;  // kappa, sigma_t and Ib replaced for each point
   problem::Walls point_walls = walls;
   std::vector<double> a_hot(hot.size()), a_wall(walls.num_faces() * nfp, 0.0);
@@ -158,25 +148,44 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
       }
       point_walls.scale_emission(a_wall);
       out.property_seconds += seconds_since(tp);
-
-      const auto ts = Clock::now();
-      const auto r = solver::solve_gray(disc, quad, point, point_walls, opt);
-      const auto fields = output::radiation_fields(disc, point, point_walls, r);
-      out.transport_seconds += seconds_since(ts);
-      accumulate(out.total, r, j == 0);
-      out.max_outer_iterations = std::max(out.max_outer_iterations, r.outer_iterations);
-      add_to(out.fields.divq, fields.divq);
-      add_to(out.fields.divq_from_q, fields.divq_from_q);
-      add_to(out.fields.q_net, fields.q_net);
-      add_to(out.fields.q_emitted, fields.q_emitted);
-      if (j == 0) out.fields.face_area = fields.face_area;
-      out.points.push_back(point_totals(disc, point_walls, fields, r, model, j, out.wall_groups));
-      if (progress)
-        progress(fmt::format("  spectral point {} / {}: {} outer iterations, {} transport sweeps", j + 1, out.spectral_points,
-                             r.outer_iterations, r.transport_sweeps));
+      visit(j, point, point_walls);
     }
     first = last;
   }
+}
+
+SpectralResult solve_spectral(const transport::Discretization& disc, const angular::Quadrature& quad,
+                              const problem::Medium& medium, const problem::Walls& walls, gas::SpectralModel& model,
+                              const solver::GrayOptions& options, const SpectralOptions& spectral_options,
+                              const std::function<void(const std::string&)>& progress) {
+  if (!medium.has_gas_model()) throw std::logic_error("solve_spectral: the medium has no gas state");
+  SpectralResult out;
+  solver::GrayOptions opt = options;
+  std::vector<transport::SweepPlan> plans;
+  if (solver::uses_sweep_plans(opt) && !opt.plans) {
+    const auto t0 = Clock::now();
+    plans = solver::plan_sweeps(disc, walls, quad);
+    out.total.plan_seconds = seconds_since(t0);
+    opt.plans = &plans;
+  }
+  for_each_spectral_point(disc, medium, walls, model, spectral_options, out,
+                          [&](int j, const problem::Medium& point, const problem::Walls& point_walls) {
+                            const auto ts = Clock::now();
+                            const auto r = solver::solve_gray(disc, quad, point, point_walls, opt);
+                            const auto fields = output::radiation_fields(disc, point, point_walls, r);
+                            out.transport_seconds += seconds_since(ts);
+                            accumulate(out.total, r, j == 0);
+                            out.max_outer_iterations = std::max(out.max_outer_iterations, r.outer_iterations);
+                            add_to(out.fields.divq, fields.divq);
+                            add_to(out.fields.divq_from_q, fields.divq_from_q);
+                            add_to(out.fields.q_net, fields.q_net);
+                            add_to(out.fields.q_emitted, fields.q_emitted);
+                            if (j == 0) out.fields.face_area = fields.face_area;
+                            out.points.push_back(point_totals(disc, point_walls, fields, r, model, j, out.wall_groups));
+                            if (progress)
+                              progress(fmt::format("  spectral point {} / {}: {} outer iterations, {} transport sweeps", j + 1,
+                                                   out.spectral_points, r.outer_iterations, r.transport_sweeps));
+                          });
   return out;
 }
 

@@ -59,6 +59,15 @@ struct SpectralResult {
 // averages over the medium, e.g. the SLW reference state).
 std::vector<double> node_volumes(const transport::Discretization& disc);
 
+// The properties of every spectral point in turn: prepares the model (weighted by node_volumes),
+// evaluates kappa_j and a_j a block at a time, and calls visit(j, point, point_walls) with the gray
+// problem of point j (kappa_j, sigma_t, a_j I_b at the nodes; walls emitting eps a_j(T_w) I_b(T_w)).
+// Fills the property fields of `report` (times, blocks, range checks, kappa_planck). The solvers
+// (DG: solve_spectral; Monte Carlo: app) are the visitors.
+void for_each_spectral_point(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
+                             gas::SpectralModel& model, const SpectralOptions& spectral_options, SpectralResult& report,
+                             const std::function<void(int, const problem::Medium&, const problem::Walls&)>& visit);
+
 // medium must carry the gas state (problem::Medium::gas); walls are the gray walls (eps I_b(T_w)).
 // The model is prepared here for the medium's states, weighted by node_volumes.
 // progress (optional) is told "spectral point j / N" lines.
