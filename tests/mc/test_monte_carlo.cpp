@@ -126,6 +126,28 @@ TEST(MonteCarlo, IsothermalEnclosureIsInEquilibrium) {
   EXPECT_GT(r.summary["montecarlo"]["wall_reflections"].get<long>(), 0);
 }
 
+// The nongray path (one spectral point per gray gas, paths shared by emitted power) with a gray
+// gas model must reproduce the exact isothermal cube, scaled by I_b = sigma T^4 / pi.
+TEST(MonteCarlo, GrayGasModelThroughTheSpectralLoopMatchesTheExactCube) {
+  const auto r = run("gas_cube", "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/isothermal_cube/cube.geo, size: 0.25}\n"
+                                 "model: {type: gray, kappa: 1.0}\n"
+                                 "media: {\"*\": {temperature: \"1000\", x_h2o: \"0.1\"}}\n"
+                                 "boundaries: {\"*\": {type: black, temperature: 0}}\n"
+                                 "solver: {method: montecarlo, paths: 2e5, batches: 20, seed: 2, probe_rays: 40000}\n"
+                                 "output:\n  vtk: false\n  probes:\n"
+                                 "    - {name: axis, from: [0, 0.5, 0.5], to: [0.5, 0.5, 0.5], points: 6}\n"
+                                 "    - {name: wall, from: [0, 0.5, 0], to: [0, 0.5, 0.5], points: 6, wall: xmin}\n");
+  const double Ib = 5.670374419e-8 * 1e12 / 3.14159265358979323846;
+  auto axis = read_csv(r.out / "probes" / "axis.csv"), wall = read_csv(r.out / "probes" / "wall.csv");
+  const std::size_t at[3] = {0, 1, 5};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_LT(std::abs(axis["G"][at[i]] - kExact[1].G[i] * Ib), 4 * axis["G_stderr"][at[i]]) << i;
+    EXPECT_LT(std::abs(wall["q_in"][at[i]] - kExact[1].q_in[i] * Ib), 4 * wall["q_in_stderr"][at[i]]) << i;
+  }
+  EXPECT_EQ(r.summary["spectral"]["spectral_points"].get<int>(), 1);
+  EXPECT_EQ(r.summary["montecarlo"]["spectral_points_traced"].get<int>(), 1);
+}
+
 TEST(MonteCarlo, InputErrorsNameTheEntry) {
   const std::string mesh = "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/isothermal_cube/cube.geo, size: 0.5}\n";
   const std::string medium = "media: {\"*\": {kappa: \"1\", Ib: \"1\"}}\n";
