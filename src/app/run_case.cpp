@@ -577,11 +577,13 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
     spectral::SpectralOptions so;
     so.block_bytes = static_cast<std::size_t>(cs.solver.spectral_block_mb * 1024.0 * 1024.0);
     std::vector<double> power;
+    std::size_t clamped = 0;
     spectral::SpectralResult pass1;
     spectral::for_each_spectral_point(disc, medium, walls, *gas_model.spectral, so, pass1,
                                       [&](int, const problem::Medium& pm, const problem::Walls& pw) {
                                         mc::set_properties(model, disc, pm, pw);
                                         power.push_back(model.total_power());
+                                        clamped = std::max(clamped, model.clamped_elements);
                                       });
     double total = 0;
     for (double p : power) total += p;
@@ -595,7 +597,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
     std::uint64_t first = 0;
     spectral::for_each_spectral_point(
         disc, medium, walls, *gas_model.spectral, so, props, [&](int j, const problem::Medium& pm, const problem::Walls& pw) {
-          const auto& jj = static_cast<std::size_t>(j);
+          const auto jj = static_cast<std::size_t>(j);
           mc::McOptions point = mo;
           point.paths = share(power[jj], mo.paths);
           point.probe_rays = share(power[jj], mo.probe_rays);
@@ -613,6 +615,16 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
             s.log(fmt::format("  spectral point {} / {}: {} paths, {:.3g} W", j + 1, props.spectral_points, point.paths, power[jj]));
         });
     props.property_seconds += pass1.property_seconds;
+    model.clamped_elements = clamped;
+    if (traced_points == 0) {  // nothing emits at any point: zero fields of the right sizes
+      r = mc::solve_forward(model, mo);
+      if (!traced.empty()) probes = mc::trace_probes(model, traced, mo);
+    }
+    if (props.gas_nodes_clamped > 0 || props.wall_nodes_clamped > 0)
+      s.warnings.push_back(fmt::format("{}: the gas model {} covers {:.0f}-{:.0f} K; {} gas nodes and {} emitting wall nodes lie outside "
+                                       "and take the properties at the nearest end of that range",
+                                       cs.file.string(), gas_model.name(), props.temperature_range.first,
+                                       props.temperature_range.second, props.gas_nodes_clamped, props.wall_nodes_clamped));
   }
   const double solve_seconds = seconds_since(s.start) - setup_seconds;
   s.log(fmt::format("  forward: {} paths, {} segments, {:.2f} s ({:.3g} paths/s, {:.3g} segments/s), {} lost", r.paths, r.segments,
@@ -710,10 +722,8 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
       cells.push_back({name, est->mean});
       cells.push_back({std::string(name) + "_stderr", est->error});
     }
-    if (!gas_model.spectral) {
-      cells.push_back({"kappa_element", model.in_mesh_order(model.kappa)});
-      cells.push_back({"sigma_s_element", model.in_mesh_order(model.sigma_s)});
-    }
+    if (!gas_model.spectral) cells.push_back({"kappa_element", model.in_mesh_order(model.kappa)});
+    cells.push_back({"sigma_s_element", model.in_mesh_order(model.sigma_s)});
     std::vector<io::PointField> pf{{"sigma_s", medium.sigma_s}, {"Ib", medium.blackbody_intensity}};
     pf.push_back(gas_model.spectral ? io::PointField{"kappa_planck", props.kappa_planck} : io::PointField{"kappa", medium.kappa});
     io::write_solution_vtu(dir / "solution.vtu", disc, pf, cells, cs.output.linear, group_names(s.mesh));

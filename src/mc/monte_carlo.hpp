@@ -19,7 +19,7 @@
 // sphere), q_in at wall points (cosine-weighted). Point values, not element means.
 //
 // Every output has a standard error from `batches` independent batches. Path i draws from a
-// counter-based stream keyed by (seed, i), and the tallies are summed in 64-bit fixed point, so the
+// counter-based stream keyed by (seed, i), and the tallies are summed in fixed point (128-bit sums), so the
 // results are bit-identical for any thread count.
 #include "io/case_file.hpp"
 #include "mc/phase_sampler.hpp"
@@ -51,7 +51,7 @@ struct ScalarEstimate {
   double mean = 0, error = 0;
 };
 
-// What the tracer reads, built once from the problem layer: mesh planes, element properties, wall
+// What the tracer reads, built from the problem layer (properties again per spectral point): mesh planes, element properties, wall
 // behaviour per boundary face and the emitting sources.
 struct McModel {
   TracingMesh mesh;
