@@ -220,6 +220,13 @@ void set_properties(McModel& m, const transport::Discretization& disc, const pro
     for (std::size_t j = 0; j < nfp; ++j) e_mean += fwf[static_cast<Eigen::Index>(j)] * walls.emissive_power(b, j);
     m.faces[b].emission = e_mean / fwf.sum();
   }
+  // The stepping record per element: planes, neighbours, kappa, sigma_s in three cache lines.
+  m.cells.resize(K);
+  for (std::size_t t = 0; t < K; ++t) {
+    auto& c = m.cells[t];
+    for (std::size_t f = 0; f < 4; ++f) c.plane[f] = m.mesh.plane[t * 4 + f], c.across[f] = m.mesh.across[t * 4 + f];
+    c.kappa = m.kappa[t], c.sigma_s = m.sigma_s[t];
+  }
   // Sources in proportion to power.
   m.sources.clear(), m.source_cdf.clear();
   double total = 0;
@@ -287,12 +294,12 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
           double w = 1, tau_s = -std::log(rng.uniform());
           int zero_steps = 0;
           for (long seg = 0;; ++seg) {
-            const Exit ex = exit_face(&m.mesh.plane[e * 4], x.data(), d.data());
+            const Exit ex = exit_face(m.cells[e].plane, x.data(), d.data());
             if (ex.face < 0 || seg > kMaxSegments || zero_steps > kMaxZeroSteps) {
               ++T.lost;
               break;
             }
-            const double k = m.kappa[e], s = m.sigma_s[e];
+            const double k = m.cells[e].kappa, s = m.cells[e].sigma_s;
             double l = ex.distance;
             bool scatter = false;
             if (s > 0 && tau_s < s * l) {
@@ -328,7 +335,7 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
               zero_steps = 0;
             } else {
               zero_steps = l > 0 ? 0 : zero_steps + 1;
-              const int next = m.mesh.across[e * 4 + static_cast<std::size_t>(ex.face)];
+              const int next = m.cells[e].across[ex.face];
               if (next >= 0) {
                 e = static_cast<std::size_t>(next);
                 continue;
@@ -478,12 +485,12 @@ double beam_transmission(const McModel& m, std::size_t i, std::size_t e, Vec3 x,
   double tau = 0;
   int zero_steps = 0;
   for (long seg = 0; seg <= kMaxSegments && zero_steps <= kMaxZeroSteps; ++seg) {
-    const Exit ex = exit_face(&m.mesh.plane[e * 4], x.data(), d.data());
+    const Exit ex = exit_face(m.cells[e].plane, x.data(), d.data());
     if (ex.face < 0) break;
-    tau += (m.kappa[e] + m.sigma_s[e]) * ex.distance;
+    tau += (m.cells[e].kappa + m.cells[e].sigma_s) * ex.distance;
     zero_steps = ex.distance > 0 ? 0 : zero_steps + 1;
     for (int k = 0; k < 3; ++k) x[static_cast<std::size_t>(k)] += ex.distance * d[static_cast<std::size_t>(k)];
-    const int next = m.mesh.across[e * 4 + static_cast<std::size_t>(ex.face)];
+    const int next = m.cells[e].across[ex.face];
     if (next >= 0) {
       e = static_cast<std::size_t>(next);
       continue;
@@ -518,12 +525,12 @@ double backward_radiance(const McModel& m, std::size_t e, Vec3 x, Vec3 d, PathRa
   double L = 0, w = 1, tau_s = -std::log(rng.uniform());
   int zero_steps = 0;
   for (long seg = 0;; ++seg) {
-    const Exit ex = exit_face(&m.mesh.plane[e * 4], x.data(), d.data());
+    const Exit ex = exit_face(m.cells[e].plane, x.data(), d.data());
     if (ex.face < 0 || seg > kMaxSegments || zero_steps > kMaxZeroSteps) {
       ++lost;
       return L;
     }
-    const double k = m.kappa[e], s = m.sigma_s[e];
+    const double k = m.cells[e].kappa, s = m.cells[e].sigma_s;
     double l = ex.distance;
     bool scatter = false;
     if (s > 0 && tau_s < s * l) {
@@ -559,7 +566,7 @@ double backward_radiance(const McModel& m, std::size_t e, Vec3 x, Vec3 d, PathRa
       zero_steps = 0;
     } else {
       zero_steps = l > 0 ? 0 : zero_steps + 1;
-      const int next = m.mesh.across[e * 4 + static_cast<std::size_t>(ex.face)];
+      const int next = m.cells[e].across[ex.face];
       if (next >= 0) {
         e = static_cast<std::size_t>(next);
         continue;

@@ -60,6 +60,13 @@ struct McModel {
   // the phase function (index into phase, -1 where sigma_s = 0).
   std::vector<double> kappa, sigma_s, emission, source_radiance;
   std::vector<int> phase_of_element;
+  // What a step reads, packed per element (a walk touches one record per crossing, not four arrays).
+  struct alignas(64) Cell {
+    FacePlane plane[4];
+    int across[4];  // as TracingMesh::across
+    double kappa, sigma_s;
+  };
+  std::vector<Cell> cells;
   std::vector<PhaseSampler> phase;
   // Per boundary face (problem::Walls order).
   struct Face {
