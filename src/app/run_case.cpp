@@ -6,6 +6,7 @@
 #include "io/atomic_file.hpp"
 #include "io/case_file.hpp"
 #include "io/vtk_output.hpp"
+#include "mc/final_gather.hpp"
 #include "mc/monte_carlo.hpp"
 #include "mesh/tet_mesh.hpp"
 #include "output/radiation_output.hpp"
@@ -348,6 +349,16 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                     walls.reflects() ? ", reflecting walls" : ""));
   // A spectral gas model (`model:`) turns the run into a sum of gray solves (src/spectral).
   gas::LoadedModel model = load_gas_model(s, medium);
+  const int gather_rays = cs.output.final_gather_rays;
+  if (gather_rays > 0) {
+    const char* why = model.spectral ? "a nongray model (model:)" : !cs.collimated.empty() ? "collimated beams" : medium.has_source() ? "user source terms (media.*.source)" : nullptr;
+    if (why)
+      throw InputError(fmt::format("{}: the final gather integrates the gray DG source along rays; it does not take {} in this version "
+                                   "(remove output.final_gather, or compare with solver.method: montecarlo)",
+                                   cs.output.final_gather_where, why));
+    for (const auto& p : medium.phase)
+      if (!p.is_isotropic()) go.keep_intensities = true;  // the anisotropic scattering source needs every ordinate
+  }
   const double setup_seconds = seconds_since(s.start);
   const auto beams = solver::solve_collimated(cs, disc, quad, medium, walls, s.warnings);
   solver::GrayResult result;
@@ -362,6 +373,53 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   } else {
     result = solver::solve_gray(disc, quad, medium, walls, go, &beams);
     fields = output::radiation_fields(disc, medium, walls, result);
+  }
+  // Final gather: wall fluxes at every face node and probe G, q from rays through the DG source.
+  nlohmann::json gather_json;
+  output::GatheredProbes gathered;
+  if (gather_rays > 0) {
+    gather_json["dg_walls"] = output::wall_summary(disc, walls, fields, result);
+    gather_json["dg_energy_balance"] = output::energy_balance(disc, walls, fields, result);
+    const auto tracer = mc::build_model(cs, disc, medium, walls);
+    std::vector<mc::ProbePoint> points;
+    std::vector<std::vector<long>> index;
+    const transport::PointLocator locator(disc);
+    for (const auto& probe : cs.output.probes) {
+      index.emplace_back();
+      if (!probe.wall.empty()) continue;  // wall probes interpolate the gathered face-node fluxes
+      for (const auto& [x, d] : output::probe_points(probe)) {
+        const auto loc = locator.locate(x);
+        index.back().push_back(loc ? static_cast<long>(points.size()) : -1);
+        if (loc) points.push_back({x, static_cast<int>(loc->element), -1});
+      }
+    }
+    const mc::GatherInput in{disc, medium, walls, quad, result.G, result.intensities.empty() ? nullptr : &result.intensities, result.q_in};
+    const auto g = mc::final_gather(tracer, in, points, gather_rays);
+    const std::size_t nfp = walls.face_nodes();
+    for (std::size_t b = 0; b < walls.num_faces(); ++b)
+      for (std::size_t j = 0; j < nfp; ++j) {
+        const std::size_t k = b * nfp + j;
+        const auto& face = tracer.faces[b];
+        const double emitted = walls.emissive_power(b, j);
+        result.q_in[k] = g.q_in[k];
+        fields.q_net[k] = face.absorptivity * g.q_in[k] - emitted - face.irradiation;  // absorbed - emitted
+        result.q_out[k] = g.q_in[k] - fields.q_net[k];
+        fields.q_emitted[k] = emitted;
+      }
+    for (const auto& idx : index) {
+      gathered.values.emplace_back();
+      for (long i : idx) gathered.values.back().push_back(i >= 0 ? g.probe[static_cast<std::size_t>(i)] : std::array<double, 4>{NAN, NAN, NAN, NAN});
+    }
+    gathered.kappa = medium.kappa;
+    gather_json["rays_per_point"] = gather_rays;
+    gather_json["receiver_points"] = g.q_in.size() + points.size();
+    gather_json["rays"] = g.rays;
+    gather_json["segments"] = g.segments;
+    gather_json["seconds"] = g.seconds;
+    gather_json["rays_per_second"] = static_cast<double>(g.rays) / std::max(g.seconds, 1e-12);
+    gather_json["definition"] = "walls, walls.vtu, wall probes and volume-probe G, q recomputed by integrating the converged DG source "
+                                "along rays from every boundary face node and probe point; dg_walls / dg_energy_balance: the DG values";
+    s.log(fmt::format("  final gather: {} points x {} rays, {:.2f} s", g.q_in.size() + points.size(), gather_rays, g.seconds));
   }
   const double solve_seconds = seconds_since(s.start) - setup_seconds;
   const auto balance = output::energy_balance(disc, walls, fields, result);
@@ -439,6 +497,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                                                                     output::volume_integral(disc, std::vector<double>(n, 1.0))}};
   summary["walls"] = output::wall_summary(disc, walls, fields, result);
   summary["energy_balance"] = balance;
+  if (gather_rays > 0) summary["final_gather"] = gather_json;
   summary["grind_ns_per_dof"] =
       result.seconds * 1e9 / (static_cast<double>(n) * static_cast<double>(quad.size()) * std::max(1, result.transport_sweeps));
   summary["grind_definition"] = "solve seconds / (DOFs x ordinates x transport sweeps)";
@@ -466,11 +525,12 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
     }
     std::vector<std::string> names;
     io::StringData directions{"direction_of_array", {}};
-    for (std::size_t m = 0; m < result.intensities.size(); ++m) {
+    const std::size_t written = cs.output.intensities ? result.intensities.size() : 0;  // kept for the final gather only otherwise
+    for (std::size_t m = 0; m < written; ++m) {
       names.push_back(fmt::format("I_{}", m));
       directions.values.push_back(fmt::format("I_{}: ({:.9g}, {:.9g}, {:.9g}) w {:.9g}", m, quad.s[m][0], quad.s[m][1], quad.s[m][2], quad.w[m]));
     }
-    for (std::size_t m = 0; m < result.intensities.size(); ++m) pf.push_back({names[m], result.intensities[m]});
+    for (std::size_t m = 0; m < written; ++m) pf.push_back({names[m], result.intensities[m]});
     if (!result.G_collimated.empty()) {
       pf.push_back({"G_collimated", result.G_collimated});
       pf.push_back({"qx_collimated", result.qx_collimated});
@@ -495,7 +555,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                          {"temperature", wall_T}},
                         {group, emissivity}, group_names(s.mesh));
   }
-  output::write_probes(dir, cs, disc, walls, result, fields, s.warnings);
+  output::write_probes(dir, cs, disc, walls, result, fields, s.warnings, gather_rays > 0 ? &gathered : nullptr);
   if (model.spectral) write_spectral_csv(dir / "spectral.csv", spectral_run);
   summary["outputs"] = {{"vtk", cs.output.vtk ? "solution.vtu" : ""}, {"walls_vtk", cs.output.vtk ? "walls.vtu" : ""},
                         {"quadrature", "quadrature.csv"}, {"vtk_cells", cs.output.linear ? "linear" : "lagrange"},

@@ -454,8 +454,18 @@ AngularSpec parse_angular(const Ctx& c, const YAML::Node& n, const std::filesyst
 }
 
 OutputSpec parse_output(const Ctx& c, const YAML::Node& n) {
-  check_map(c, n, "output", {"directory", "vtk", "linear", "probes", "intensities"});
+  check_map(c, n, "output", {"directory", "vtk", "linear", "probes", "intensities", "final_gather"});
   OutputSpec o;
+  if (const auto& fg = n["final_gather"]) {
+    check_map(c, fg, "output.final_gather", {"rays"});
+    o.final_gather_where = c.where("output.final_gather", fg);
+    o.final_gather_rays = 4096;
+    if (fg["rays"]) {
+      const double r = number(c, fg["rays"], "output.final_gather.rays");
+      if (!(r >= 16 && r <= 1e7 && r == std::floor(r))) c.fail("output.final_gather.rays", fg["rays"], "must be a whole number in [16, 1e7]");
+      o.final_gather_rays = static_cast<int>(r);
+    }
+  }
   if (n["directory"]) o.directory = scalar<std::string>(c, n["directory"], "output.directory", "a directory name");
   if (n["vtk"]) o.vtk = scalar<bool>(c, n["vtk"], "output.vtk", "true or false");
   if (n["linear"]) o.linear = scalar<bool>(c, n["linear"], "output.linear", "true or false");

@@ -146,6 +146,10 @@ struct OutputSpec {
   bool vtk = true;
   bool linear = false;  // subdivide into linear tets instead of Lagrange cells
   bool intensities = false;  // angular runs: write every ordinate's intensity to solution.vtu
+  // Ray-traced final gather of the wall fluxes and probe G, q (angular DG runs; src/mc/final_gather.hpp):
+  // rays per receiver point, 0 = off.
+  int final_gather_rays = 0;
+  std::string final_gather_where;
   std::vector<ProbeSpec> probes;
 };
 

@@ -201,12 +201,15 @@ std::vector<std::pair<io::Vec3, double>> probe_points(const io::ProbeSpec& probe
 
 void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, const transport::Discretization& disc,
                   const problem::Walls& walls, const solver::GrayResult& r, const RadiationFields& fields,
-                  std::vector<std::string>& warnings) {
+                  std::vector<std::string>& warnings, const GatheredProbes* gathered) {
   if (cs.output.probes.empty()) return;
+  std::size_t probe_index = 0;
   std::filesystem::create_directories(dir / "probes");
   const transport::PointLocator locator(disc);
   const std::size_t nfp = walls.face_nodes();
   for (const auto& probe : cs.output.probes) {
+    const auto* gather = gathered && !gathered->values[probe_index].empty() ? &gathered->values[probe_index] : nullptr;
+    ++probe_index;
     const auto line = probe_points(probe);
     auto point = [&](int i) { return line[static_cast<std::size_t>(i)]; };
     std::string text;
@@ -219,9 +222,13 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
                  {"qz_collimated", &r.qz_collimated}})
           columns.push_back(c);
       text = "# G [W/m^2], q [W/m^2] (totals: diffuse + collimated), divq [W/m^3] (balance: sum w emission - kappa G), "
-             "divq_from_q [W/m^3] (DG divergence of q), *_collimated: the collimated part alone, distance [m] along the line\n"
-             "x,y,z,distance";
+             "divq_from_q [W/m^3] (DG divergence of q), *_collimated: the collimated part alone, distance [m] along the line\n";
+      if (gather)
+        text += "# final gather: G, qx, qy, qz (and divq = emission - kappa G) from rays through the converged DG source; *_dg: "
+                "the DG values\n";
+      text += "x,y,z,distance";
       for (const auto& c : columns) text += "," + c.first;
+      if (gather) text += ",G_dg,qx_dg,qy_dg,qz_dg";
       text += "\n";
       int outside = 0;
       for (int i = 0; i < probe.points; ++i) {
@@ -229,7 +236,20 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
         text += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g}", x[0], x[1], x[2], d);
         const auto loc = locator.locate(x);
         if (!loc) ++outside;
-        for (const auto& c : columns) text += loc ? fmt::format(",{:.12g}", locator.evaluate(*loc, *c.second)) : std::string(",nan");
+        if (!gather || !loc) {
+          for (const auto& c : columns) text += loc ? fmt::format(",{:.12g}", locator.evaluate(*loc, *c.second)) : std::string(",nan");
+          if (gather) text += ",nan,nan,nan,nan";
+        } else {
+          const auto& gv = (*gather)[static_cast<std::size_t>(i)];
+          std::vector<double> dg;
+          for (const auto& c : columns) dg.push_back(locator.evaluate(*loc, *c.second));
+          const double kappa = locator.evaluate(*loc, gathered->kappa);
+          std::vector<double> out = dg;
+          for (int k = 0; k < 4; ++k) out[static_cast<std::size_t>(k)] = gv[static_cast<std::size_t>(k)];
+          out[4] = dg[4] + kappa * (dg[0] - gv[0]);  // divq = emission - kappa G with the gathered G
+          for (double v : out) text += fmt::format(",{:.12g}", v);
+          for (int k = 0; k < 4; ++k) text += fmt::format(",{:.12g}", dg[static_cast<std::size_t>(k)]);
+        }
         text += "\n";
       }
       if (outside)

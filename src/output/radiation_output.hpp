@@ -60,8 +60,15 @@ std::vector<std::pair<io::Vec3, double>> probe_points(const io::ProbeSpec& probe
 // probes/<name>.csv: volume probes `x,y,z,distance,G,qx,qy,qz,divq,divq_from_q`; wall probes
 // (`wall: GROUP`) `x,y,z,distance,q_in,q_net` on that group's faces (a point off the group is an
 // InputError naming the probe and the point).
+// The final gather's probe values (optional): per probe, per point (G, qx, qy, qz) replacing the DG
+// values of volume probes, whose DG values then go to G_dg, qx_dg, qy_dg, qz_dg (wall probes: empty;
+// their fluxes come from the gathered face-node values); kappa at the nodes for div q.
+struct GatheredProbes {
+  std::vector<std::vector<std::array<double, 4>>> values;
+  std::span<const double> kappa;
+};
 void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, const transport::Discretization& disc,
                   const problem::Walls& walls, const solver::GrayResult& result, const RadiationFields& fields,
-                  std::vector<std::string>& warnings);
+                  std::vector<std::string>& warnings, const GatheredProbes* gathered = nullptr);
 
 }  // namespace dgrte::output

@@ -96,6 +96,9 @@ class Walls {
   // Hemispherical emissive power eps sigma T_w^4 [W/m^2] (exact, not the set's H_n): what a ray
   // tracer emits (scaled by scale_emission like the rest).
   double emissive_power(std::size_t b, std::size_t j) const { return emitted_[b * nfp_ + j] * io::kPi; }
+  // d of face b: the diffusely reflected radiance is rho_d q_in d (1/pi, or 1/H_n with the set's
+  // normalisation), as in inflow().
+  double diffuse_factor(std::size_t b) const { return diffuse_factor_[b]; }
 
   // Diffuse reflection state (the outer iteration's wall block): q_in at each face node of a
   // diffusely reflecting face.

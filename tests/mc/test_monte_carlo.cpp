@@ -148,6 +148,75 @@ TEST(MonteCarlo, GrayGasModelThroughTheSpectralLoopMatchesTheExactCube) {
   EXPECT_EQ(r.summary["montecarlo"]["spectral_points_traced"].get<int>(), 1);
 }
 
+// Final gather: a coarse DG set (T2, 32 ordinates) leaves ray effects of several per cent in the
+// wall flux of the isothermal cube; rays through the DG source give the exact values.
+TEST(FinalGather, RemovesTheRayEffectsOfTheIsothermalCube) {
+  auto dg_case = [](const std::string& gather) {
+    return "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/isothermal_cube/cube.geo, size: 0.25}\n"
+           "order: 2\nangular: {quadrature: tn, order: 2}\n"
+           "media: {\"*\": {kappa: \"1\", Ib: \"1\"}}\n"
+           "boundaries: {\"*\": {type: black, temperature: 0}}\n"
+           "output:\n  vtk: false\n" + gather + "  probes:\n"
+           "    - {name: axis, from: [0, 0.5, 0.5], to: [0.5, 0.5, 0.5], points: 6}\n"
+           "    - {name: wall, from: [0, 0.5, 0], to: [0, 0.5, 0.5], points: 6, wall: xmin}\n";
+  };
+  const auto dg = run("gather_off", dg_case(""));
+  const auto fg = run("gather_on", dg_case("  final_gather: {rays: 1024}\n"));
+  auto wd = read_csv(dg.out / "probes" / "wall.csv"), wg = read_csv(fg.out / "probes" / "wall.csv");
+  auto ad = read_csv(dg.out / "probes" / "axis.csv"), ag = read_csv(fg.out / "probes" / "axis.csv");
+  const std::size_t at[3] = {0, 1, 5};
+  double dg_err = 0, gather_err = 0;
+  for (int i = 0; i < 3; ++i) {
+    const auto k = at[i];
+    dg_err = std::max(dg_err, std::abs(wd["q_in"][k] / kExact[1].q_in[i] - 1));
+    gather_err = std::max(gather_err, std::abs(wg["q_in"][k] / kExact[1].q_in[i] - 1));
+    EXPECT_NEAR(ag["G"][k] / kExact[1].G[i], 1.0, 2e-3) << k;
+    EXPECT_NEAR(ag["G_dg"][k], ad["G"][k], 1e-9 * ad["G"][k]) << "the DG values kept beside the gathered ones";
+  }
+  EXPECT_LT(gather_err, 0.005);
+  EXPECT_GT(dg_err, 3 * gather_err) << "DG T2 error " << dg_err << ", gathered " << gather_err;
+  EXPECT_TRUE(fg.summary.contains("final_gather"));
+  EXPECT_GT(fg.summary["final_gather"]["rays"].get<double>(), 0.0);
+}
+
+// At radiative equilibrium the DG source is I_b everywhere and the walls leave I_b: the gather
+// must return G = 4 sigma T^4 and q_net = 0 exactly, with anisotropic scattering (the source from
+// the DG intensities) and diffuse + specular walls.
+TEST(FinalGather, IsExactAtEquilibrium) {
+  const auto r = run("gather_equilibrium",
+                     "mesh: {geo: " DGRTE_SOURCE_DIR "/tests/solver/slab.geo, size: 0.25}\n"
+                     "order: 2\nangular: {quadrature: tn, order: 2}\n"
+                     "media: {\"*\": {kappa: \"0.7\", scattering: \"1.3\", phase_function: {type: henyey-greenstein, g: 0.6}, temperature: \"1000\"}}\n"
+                     "boundaries:\n  left: {type: gray, emissivity: 0.4, temperature: 1000}\n"
+                     "  right: {type: gray, emissivity: 0.7, specular_fraction: 0.5, temperature: 1000}\n"
+                     "  sides: {type: symmetry}\n"
+                     "solver: {outer_tolerance: 1.0e-13}\n"
+                     "output: {vtk: false, final_gather: {rays: 64}, probes: [{name: axis, from: [0, 0.1, 0.1], to: [1, 0.1, 0.1], points: 5},\n"
+                     "  {name: left, from: [0, 0.05, 0.05], to: [0, 0.2, 0.2], points: 3, wall: left}]}\n");
+  const double E = 5.670374419e-8 * 1e12;
+  auto p = read_csv(r.out / "probes" / "axis.csv");
+  for (std::size_t i = 0; i < p["G"].size(); ++i) {
+    EXPECT_NEAR(p["G"][i] / (4 * E), 1.0, 1e-7) << i;
+    EXPECT_NEAR(p["qx"][i] / E, 0.0, 1e-7) << i;
+  }
+  auto w = read_csv(r.out / "probes" / "left.csv");
+  for (std::size_t i = 0; i < w["q_net"].size(); ++i) EXPECT_NEAR(w["q_net"][i] / E, 0.0, 1e-7) << i;
+  for (const auto& [name, wall] : r.summary["walls"].items()) EXPECT_NEAR(wall["q_net_mean"].get<double>() / E, 0.0, 1e-7) << name;
+}
+
+TEST(FinalGather, RefusesWhatItDoesNotIntegrate) {
+  try {
+    run("gather_beam", "mesh: {geo: " DGRTE_SOURCE_DIR "/tests/solver/slab.geo, size: 0.5}\nangular: {quadrature: sn, order: 2}\n"
+                       "media: {\"*\": {kappa: \"1\", Ib: \"0\"}}\nboundaries: {\"*\": {type: black}}\n"
+                       "collimated: [{boundary: left, direction: [1, 0, 0], flux: 1}]\n"
+                       "output: {vtk: false, final_gather: {rays: 64}}\n");
+    FAIL() << "final gather with a beam accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("output.final_gather"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("collimated"), std::string::npos) << e.what();
+  }
+}
+
 TEST(MonteCarlo, InputErrorsNameTheEntry) {
   const std::string mesh = "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/isothermal_cube/cube.geo, size: 0.5}\n";
   const std::string medium = "media: {\"*\": {kappa: \"1\", Ib: \"1\"}}\n";

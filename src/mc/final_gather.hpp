@@ -1,0 +1,47 @@
+#pragma once
+// Ray-traced final gather for the DG solver: wall fluxes and probe values recomputed by
+// integrating the converged DG source along deterministic rays from each receiver point, which
+// removes the ray effects a discrete-ordinates set leaves in them.
+//
+// Along a ray from receiver x in direction d (radiation travelling along s = -d towards x):
+//   I(x, s) = integral_0^L S(y, s) exp(-tau(x, y)) dl + exp(-tau(x, y_w)) I_w,  tau with kappa + sigma_s,
+//   S(y, s) = kappa I_b + sigma_s / (4 pi) sum_m w_m Phi(s_m . s) I_m(y)       (the DG source)
+// with sigma_t, kappa I_b and the DG intensities evaluated by the element polynomials (exact DG
+// fields, not element means), integrated per element on sub-intervals (sigma_t l <= 0.2) with
+// two-point Gauss and exact attenuation. Where the ray meets a wall: I_w = (eps sigma T_w^4 +
+// irradiation) / pi + rho_d d q_in^DG (the face mean of the DG incident flux with the DG's factor d
+// for the diffuse reflection, a second-order term), and the specular part followed along the
+// mirrored ray.
+// Directions: a spherical Fibonacci lattice (volume points, uniform) or its cosine-weighted
+// hemisphere (wall points): deterministic, no noise, error falling about as 1/rays.
+#include "angular/quadrature.hpp"
+#include "mc/monte_carlo.hpp"
+#include "problem/problem.hpp"
+#include "transport/discretization.hpp"
+
+#include <span>
+#include <vector>
+
+namespace dgrte::mc {
+
+struct GatherInput {
+  const transport::Discretization& disc;
+  const problem::Medium& medium;
+  const problem::Walls& walls;
+  const angular::Quadrature& quad;
+  std::span<const double> G;                             // DG G at the nodes (isotropic scattering source)
+  const std::vector<std::vector<double>>* intensities;   // DG I_m at the nodes: needed for anisotropic scattering
+  std::span<const double> q_in;                          // DG q_in per boundary face node (diffuse reflection)
+};
+
+struct GatherResult {
+  std::vector<double> q_in;  // per boundary face node (Walls order) [W/m^2]
+  std::vector<std::array<double, 4>> probe;  // per probe point: G, qx, qy, qz (volume) or q_in, 0, 0, 0 (wall)
+  std::uint64_t rays = 0, segments = 0;
+  double seconds = 0;
+};
+
+// model: the tracer (build_model) of the same mesh and walls; rays per receiver point.
+GatherResult final_gather(const McModel& model, const GatherInput& in, const std::vector<ProbePoint>& probes, int rays);
+
+}  // namespace dgrte::mc
