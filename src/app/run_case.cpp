@@ -386,7 +386,15 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
     const transport::PointLocator locator(disc);
     for (const auto& probe : cs.output.probes) {
       index.emplace_back();
-      if (!probe.wall.empty()) continue;  // wall probes interpolate the gathered face-node fluxes
+      if (!probe.wall.empty()) {  // point values on the wall (a point on an edge: its first face)
+        const auto hits = output::locate_wall_probe(probe, disc, walls);
+        const auto line = output::probe_points(probe);
+        for (std::size_t i = 0; i < hits.size(); ++i) {
+          index.back().push_back(static_cast<long>(points.size()));
+          points.push_back({line[i].first, -1, static_cast<long>(hits[i].front().face)});
+        }
+        continue;
+      }
       for (const auto& [x, d] : output::probe_points(probe)) {
         const auto loc = locator.locate(x);
         index.back().push_back(loc ? static_cast<long>(points.size()) : -1);
@@ -412,14 +420,14 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
     }
     gathered.kappa = medium.kappa;
     gather_json["rays_per_point"] = gather_rays;
-    gather_json["receiver_points"] = g.q_in.size() + points.size();
+    gather_json["receiver_points"] = g.points;
     gather_json["rays"] = g.rays;
     gather_json["segments"] = g.segments;
     gather_json["seconds"] = g.seconds;
     gather_json["rays_per_second"] = static_cast<double>(g.rays) / std::max(g.seconds, 1e-12);
     gather_json["definition"] = "walls, walls.vtu, wall probes and volume-probe G, q recomputed by integrating the converged DG source "
                                 "along rays from every boundary face node and probe point; dg_walls / dg_energy_balance: the DG values";
-    s.log(fmt::format("  final gather: {} points x {} rays, {:.2f} s", g.q_in.size() + points.size(), gather_rays, g.seconds));
+    s.log(fmt::format("  final gather: {} points x {} rays, {:.2f} s", g.points, gather_rays, g.seconds));
   }
   const double solve_seconds = seconds_since(s.start) - setup_seconds;
   const auto balance = output::energy_balance(disc, walls, fields, result);

@@ -1,6 +1,7 @@
 #include "mc/final_gather.hpp"
 
-#include "dg/reference_tet.hpp"
+
+#include "mesh/tet_topology.hpp"
 
 #include <Eigen/Dense>
 #include <omp.h>
@@ -26,43 +27,99 @@ std::pair<double, double> lattice(int k, int n) {
   return {u, v};
 }
 
-// The DG fields a ray reads, as modal coefficients per mesh element (column e).
+// The DG fields a ray reads, per mesh element as coefficients of monomials xi^a eta^b zeta^c
+// (a + b + c <= p) in element-local coordinates (x - centroid) / size: evaluating one at a point is
+// a short loop with no allocation (the cost of the gather is one or two evaluations per element
+// crossing).
 struct Fields {
   int order = 1;
-  Eigen::MatrixXd vinv;               // V^{-1}
-  Eigen::MatrixXd sigma_t, emission;  // kappa + sigma_s (attenuation), kappa I_b
-  Eigen::MatrixXd iso_source;         // sigma_s G / (4 pi) where the phase function is isotropic
-  std::vector<double> sigma_t_max;    // per element: max nodal sigma_t (sub-interval count)
-  std::vector<char> anisotropic;      // per element: scattering source from the intensities
+  std::size_t terms = 0;
+  std::vector<std::array<int, 3>> exponents;
+  std::vector<Vec3> centre;
+  std::vector<double> scale;        // 1 / element size
+  std::vector<double> sigma_t;      // kappa + sigma_s (attenuation), terms per element
+  std::vector<double> source;       // kappa I_b (+ sigma_s G / 4 pi where the phase function is isotropic)
+  std::vector<std::vector<double>> scattered;  // per ordinate m: sigma_s I_m (anisotropic elements only)
+  std::vector<double> sigma_t_max;  // per element: max nodal sigma_t (sub-interval count)
+  std::vector<char> anisotropic;    // per element: scattering source from the intensities
+
+  // Monomials of the local coordinates of x in element e.
+  void monomials(std::size_t e, const Vec3& x, double* out) const {
+    double p[3][kMaxPower + 1];
+    for (int d = 0; d < 3; ++d) {
+      const double xi = (x[static_cast<std::size_t>(d)] - centre[e][static_cast<std::size_t>(d)]) * scale[e];
+      p[d][0] = 1;
+      for (int k = 1; k <= order; ++k) p[d][k] = p[d][k - 1] * xi;
+    }
+    for (std::size_t k = 0; k < terms; ++k) out[k] = p[0][exponents[k][0]] * p[1][exponents[k][1]] * p[2][exponents[k][2]];
+  }
+  static constexpr int kMaxPower = 8;
 };
+
+double dot_n(const double* a, const double* b, std::size_t n) {
+  double s = 0;
+  for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
 
 Fields make_fields(const GatherInput& in) {
   const auto& disc = in.disc;
   const std::size_t K = disc.num_elements(), np = static_cast<std::size_t>(disc.num_nodes());
   Fields f;
   f.order = disc.ref.order;
-  f.vinv = disc.ref.vandermonde.inverse();
-  const auto P = static_cast<Eigen::Index>(np);
-  f.sigma_t.resize(P, static_cast<Eigen::Index>(K));
-  f.emission.resize(P, static_cast<Eigen::Index>(K));
-  f.iso_source = Eigen::MatrixXd::Zero(P, static_cast<Eigen::Index>(K));
-  f.sigma_t_max.assign(K, 0.0);
-  f.anisotropic.assign(K, 0);
-  Eigen::VectorXd k(P), e(P), s(P);
+  for (int a = 0; a <= f.order; ++a)
+    for (int b = 0; a + b <= f.order; ++b)
+      for (int c = 0; a + b + c <= f.order; ++c) f.exponents.push_back({a, b, c});
+  f.terms = f.exponents.size();  // = N_p
+  f.centre.resize(K), f.scale.resize(K);
+  f.sigma_t.assign(K * np, 0.0), f.source.assign(K * np, 0.0);
+  f.sigma_t_max.assign(K, 0.0), f.anisotropic.assign(K, 0);
+  bool any_anisotropic = false;
   for (std::size_t el = 0; el < K; ++el) {
     const int op = in.medium.scattering_of_element.empty() ? -1 : in.medium.scattering_of_element[el];
-    const bool iso = op < 0 || in.medium.phase[static_cast<std::size_t>(op)].is_isotropic();
+    f.anisotropic[el] = op >= 0 && !in.medium.phase[static_cast<std::size_t>(op)].is_isotropic();
+    any_anisotropic = any_anisotropic || f.anisotropic[el];
+  }
+  if (any_anisotropic) f.scattered.assign(in.quad.size(), std::vector<double>(K * np, 0.0));
+  const auto P = static_cast<Eigen::Index>(np);
+  Eigen::MatrixXd V(P, P), rhs(P, 2);
+  std::vector<double> mono(np);
+  for (std::size_t el = 0; el < K; ++el) {
+    const auto v = disc.element_vertices(el);
+    Vec3 c{0, 0, 0};
+    double size = 0;
+    for (int i = 0; i < 4; ++i)
+      for (int d = 0; d < 3; ++d) c[static_cast<std::size_t>(d)] += 0.25 * v[static_cast<std::size_t>(i)][static_cast<std::size_t>(d)];
+    for (int i = 0; i < 4; ++i)
+      for (int j = i + 1; j < 4; ++j) {
+        double l2 = 0;
+        for (int d = 0; d < 3; ++d) l2 += std::pow(v[static_cast<std::size_t>(i)][static_cast<std::size_t>(d)] - v[static_cast<std::size_t>(j)][static_cast<std::size_t>(d)], 2);
+        size = std::max(size, std::sqrt(l2));
+      }
+    f.centre[el] = c, f.scale[el] = 1 / size;
     for (std::size_t i = 0; i < np; ++i) {
+      f.monomials(el, disc.node_position[el * np + i], mono.data());
+      for (std::size_t k = 0; k < np; ++k) V(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) = mono[k];
       const std::size_t n = el * np + i;
-      k[static_cast<Eigen::Index>(i)] = in.medium.kappa[n] + in.medium.sigma_s[n];
-      e[static_cast<Eigen::Index>(i)] = in.medium.kappa[n] * in.medium.blackbody_intensity[n];
-      s[static_cast<Eigen::Index>(i)] = iso ? in.medium.sigma_s[n] * in.G[n] / (4 * kPi) : 0.0;
-      f.sigma_t_max[el] = std::max(f.sigma_t_max[el], in.medium.kappa[n] + in.medium.sigma_s[n]);
+      const double sigma_t = in.medium.kappa[n] + in.medium.sigma_s[n];
+      rhs(static_cast<Eigen::Index>(i), 0) = sigma_t;
+      rhs(static_cast<Eigen::Index>(i), 1) =
+          in.medium.kappa[n] * in.medium.blackbody_intensity[n] + (f.anisotropic[el] ? 0.0 : in.medium.sigma_s[n] * in.G[n] / (4 * kPi));
+      f.sigma_t_max[el] = std::max(f.sigma_t_max[el], sigma_t);
     }
-    f.sigma_t.col(static_cast<Eigen::Index>(el)) = f.vinv * k;
-    f.emission.col(static_cast<Eigen::Index>(el)) = f.vinv * e;
-    if (iso) f.iso_source.col(static_cast<Eigen::Index>(el)) = f.vinv * s;
-    f.anisotropic[el] = op >= 0 && !iso;
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(V);
+    const Eigen::MatrixXd coef = lu.solve(rhs);
+    for (std::size_t k = 0; k < np; ++k)
+      f.sigma_t[el * np + k] = coef(static_cast<Eigen::Index>(k), 0), f.source[el * np + k] = coef(static_cast<Eigen::Index>(k), 1);
+    if (f.anisotropic[el]) {
+      Eigen::MatrixXd sI(P, static_cast<Eigen::Index>(in.quad.size()));
+      for (std::size_t m = 0; m < in.quad.size(); ++m)
+        for (std::size_t i = 0; i < np; ++i)
+          sI(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(m)) = in.medium.sigma_s[el * np + i] * (*in.intensities)[m][el * np + i];
+      const Eigen::MatrixXd c_sI = lu.solve(sI);
+      for (std::size_t m = 0; m < in.quad.size(); ++m)
+        for (std::size_t k = 0; k < np; ++k) f.scattered[m][el * np + k] = c_sI(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(m));
+    }
   }
   return f;
 }
@@ -115,31 +172,29 @@ class RayIntegrator {
   // integral_0^l S exp(-tau) along the segment from x; T is multiplied by the segment's transmission.
   double segment(std::size_t t, const Vec3& x, const Vec3& d, double l, double& T, std::vector<double>& aniso_weight) const {
     const auto e = static_cast<std::size_t>(m_.mesh.original[t]);
-    const auto& g = in_.disc.geometry[e];
-    const auto v0 = in_.disc.element_vertices(e)[0];
+    const std::size_t np = f_.terms;
     const int n_sub = std::max(1, static_cast<int>(std::ceil(f_.sigma_t_max[e] * l / kMaxOpticalStep)));
     const double h = l / n_sub;
-    dg::Points rst(2 * n_sub, 3);
-    for (int s = 0; s < n_sub; ++s)
-      for (int q = 0; q < 2; ++q) {
-        const double tq = h * (s + 0.5 + (q == 0 ? -0.5 : 0.5) / std::sqrt(3.0));
-        const Vec3 y{x[0] + tq * d[0] - v0[0], x[1] + tq * d[1] - v0[1], x[2] + tq * d[2] - v0[2]};
-        for (int r = 0; r < 3; ++r)
-          rst(2 * s + q, r) = -1 + g.grad_rst[static_cast<std::size_t>(r)][0] * y[0] + g.grad_rst[static_cast<std::size_t>(r)][1] * y[1] +
-                              g.grad_rst[static_cast<std::size_t>(r)][2] * y[2];
-      }
-    const Eigen::MatrixXd psi = dg::orthonormal_basis(f_.order, rst);
-    const auto col = static_cast<Eigen::Index>(e);
-    const Eigen::VectorXd beta = psi * f_.sigma_t.col(col);
-    Eigen::VectorXd source = psi * (f_.emission.col(col) + f_.iso_source.col(col));
-    if (f_.anisotropic[e]) source += psi * (f_.vinv * anisotropic_source(e, d, aniso_weight));
+    const double* c_beta = &f_.sigma_t[e * np];
+    const double* c_source = &f_.source[e * np];
+    double c_scattered[220];  // N_p <= 165 (P8)
+    const bool aniso = f_.anisotropic[e];
+    if (aniso) anisotropic_coefficients(e, d, aniso_weight, c_scattered);
+    double mono[220];
     // Per sub-interval: beta constant (the mean of its two Gauss values), S linear through them,
     // integral_0^h S(t) exp(-beta t) dt exactly (a constant source and beta give the exact answer).
     double integral = 0, Tsub = 1;
     for (int s = 0; s < n_sub; ++s) {
-      const double k = std::max(0.0, 0.5 * (beta[2 * s] + beta[2 * s + 1]));
-      const double s0 = 0.5 * (source[2 * s] + source[2 * s + 1]);
-      const double s1 = (source[2 * s + 1] - source[2 * s]) * std::sqrt(3.0) / h;  // slope
+      double beta[2], src[2];
+      for (int q = 0; q < 2; ++q) {
+        const double tq = h * (s + 0.5 + (q == 0 ? -0.5 : 0.5) / std::sqrt(3.0));
+        f_.monomials(e, {x[0] + tq * d[0], x[1] + tq * d[1], x[2] + tq * d[2]}, mono);
+        beta[q] = dot_n(mono, c_beta, np);
+        src[q] = dot_n(mono, c_source, np) + (aniso ? dot_n(mono, c_scattered, np) : 0.0);
+      }
+      const double k = std::max(0.0, 0.5 * (beta[0] + beta[1]));
+      const double s0 = 0.5 * (src[0] + src[1]);
+      const double s1 = (src[1] - src[0]) * std::sqrt(3.0) / h;  // slope
       const double kh = k * h;
       double a0, a1;  // integral_0^h exp(-k t) dt, integral_0^h t exp(-k t) dt
       if (kh < 1e-4) {
@@ -157,8 +212,8 @@ class RayIntegrator {
     return integral;
   }
 
-  // sigma_s / (4 pi) sum_m w_m Phi(s_m . s) I_m at the element's nodes, s = -d the radiation's direction.
-  Eigen::VectorXd anisotropic_source(std::size_t e, const Vec3& d, std::vector<double>& weight) const {
+  // Coefficients of sigma_s / (4 pi) sum_m w_m Phi(s_m . s) I_m in element e, s = -d the radiation's direction.
+  void anisotropic_coefficients(std::size_t e, const Vec3& d, std::vector<double>& weight, double* out) const {
     const auto& quad = in_.quad;
     const int op = in_.medium.scattering_of_element[e];
     const auto& phase = in_.medium.phase[static_cast<std::size_t>(op)];
@@ -168,17 +223,15 @@ class RayIntegrator {
       weight.assign(quad.size() + 1, 0.0);
       double sum = 0;
       for (std::size_t mm = 0; mm < quad.size(); ++mm) sum += weight[mm] = quad.w[mm] * phase(-dot(quad.s[mm], d));
-      for (std::size_t mm = 0; mm < quad.size(); ++mm) weight[mm] *= sum > 0 ? 4 * kPi / sum : 0.0;
+      for (std::size_t mm = 0; mm < quad.size(); ++mm) weight[mm] *= sum > 0 ? 1 / sum : 0.0;
       weight.back() = op;
     }
-    const std::size_t np = static_cast<std::size_t>(in_.disc.num_nodes());
-    Eigen::VectorXd j = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(np));
+    const std::size_t np = f_.terms;
+    for (std::size_t k = 0; k < np; ++k) out[k] = 0;
     for (std::size_t mm = 0; mm < quad.size(); ++mm) {
-      const auto& I = (*in_.intensities)[mm];
-      for (std::size_t i = 0; i < np; ++i) j[static_cast<Eigen::Index>(i)] += weight[mm] * I[e * np + i];
+      const double* c = &f_.scattered[mm][e * np];
+      for (std::size_t k = 0; k < np; ++k) out[k] += weight[mm] * c[k];
     }
-    for (std::size_t i = 0; i < np; ++i) j[static_cast<Eigen::Index>(i)] *= in_.medium.sigma_s[e * np + i] / (4 * kPi);
-    return j;
   }
 
   const McModel& m_;
@@ -187,12 +240,62 @@ class RayIntegrator {
   const std::vector<double>& reflected_;
 };
 
+// The L2 projection onto a face's nodal polynomials from values at quadrature points: q_in has
+// singular derivatives at wall edges and corners, where interpolating point values at the nodes
+// would cost per cents; the projection keeps every face's mean exact (to the rule's accuracy).
+struct FaceProjection {
+  std::vector<std::array<double, 2>> points;   // (l1, l2) of the face vertices (v_a, v_b, v_c)
+  std::array<Eigen::MatrixXd, 4> to_nodes;     // per local face: N_fp x Q
+};
+
+FaceProjection face_projection(const dg::ReferenceTet& ref) {
+  // Collapsed Gauss-Legendre on the triangle: l1 = u, l2 = v (1 - u), weight (1 - u) w_u w_v,
+  // exact to degree 2n - 2 in (l1, l2).
+  const int n = ref.order + 2;
+  std::vector<double> x(static_cast<std::size_t>(n)), w(static_cast<std::size_t>(n));
+  {
+    // Gauss-Legendre on [0, 1] by Newton on P_n (Golub-Welsch is not needed at these sizes).
+    for (int i = 0; i < n; ++i) {
+      double z = std::cos(kPi * (i + 0.75) / (n + 0.5)), dp = 0;
+      for (int it = 0; it < 100; ++it) {
+        double p0 = 1, p1 = z;
+        for (int k = 2; k <= n; ++k) {
+          const double p2 = ((2 * k - 1) * z * p1 - (k - 1) * p0) / k;
+          p0 = p1, p1 = p2;
+        }
+        const double pn = n == 1 ? z : p1, pm = n == 1 ? 1 : p0;
+        dp = n * (z * pn - pm) / (z * z - 1);
+        const double dz = pn / dp;
+        z -= dz;
+        if (std::abs(dz) < 1e-15) break;
+      }
+      x[static_cast<std::size_t>(i)] = 0.5 * (1 - z);
+      w[static_cast<std::size_t>(i)] = 1.0 / ((1 - z * z) * dp * dp);  // 2/((1-z^2) P'^2) on [-1, 1], halved
+    }
+  }
+  FaceProjection fp;
+  std::vector<double> weight;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const double u = x[static_cast<std::size_t>(i)], v = x[static_cast<std::size_t>(j)];
+      fp.points.push_back({u, v * (1 - u)});
+      weight.push_back((1 - u) * w[static_cast<std::size_t>(i)] * w[static_cast<std::size_t>(j)]);
+    }
+  const Eigen::Map<const Eigen::VectorXd> W(weight.data(), static_cast<Eigen::Index>(weight.size()));
+  for (int f = 0; f < 4; ++f) {
+    const Eigen::MatrixXd P = ref.face_interpolation_matrix(f, fp.points);  // Q x N_fp
+    const Eigen::MatrixXd PtW = P.transpose() * W.asDiagonal();
+    fp.to_nodes[static_cast<std::size_t>(f)] = (PtW * P).ldlt().solve(PtW);
+  }
+  return fp;
+}
+
 }  // namespace
 
 GatherResult final_gather(const McModel& model, const GatherInput& in, const std::vector<ProbePoint>& probes, int rays) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto& disc = in.disc;
-  const std::size_t nfp = in.walls.face_nodes(), np = static_cast<std::size_t>(disc.num_nodes());
+  const std::size_t nfp = in.walls.face_nodes();
   const Fields fields = make_fields(in);
   // The diffusely reflected radiance of each face, rho_d d q_in^DG with the face mean of the DG
   // incident flux and the DG's own factor d (so that a DG solution at equilibrium gathers exactly).
@@ -209,7 +312,10 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   GatherResult out;
   out.q_in.assign(in.walls.num_faces() * nfp, 0.0);
   out.probe.assign(probes.size(), {0, 0, 0, 0});
-  const std::size_t wall_points = out.q_in.size(), total = wall_points + probes.size();
+  const FaceProjection projection = face_projection(disc.ref);
+  const std::size_t per_face = projection.points.size();
+  std::vector<double> at_points(in.walls.num_faces() * per_face);
+  const std::size_t wall_points = at_points.size(), total = wall_points + probes.size();
   std::uint64_t segments = 0;
   // Cosine-weighted hemisphere into the domain: q_in = (pi / N) sum I.
   auto hemisphere = [&](std::size_t t, const Vec3& x, const Vec3& inward, Counters& c) {
@@ -225,10 +331,17 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
     Counters c;
     const auto p = static_cast<std::size_t>(pi);
     if (p < wall_points) {
-      const std::size_t b = p / nfp, j = p % nfp;
+      const std::size_t b = p / per_face, q = p % per_face;
       const std::size_t ef = in.walls.element_face(b), e = ef / 4;
-      const auto x = disc.node_position[e * np + static_cast<std::size_t>(disc.ref.face_nodes[ef % 4][j])];
-      out.q_in[p] = hemisphere(static_cast<std::size_t>(model.mesh.tracer_index[e]), x, model.faces[b].inward, c);
+      const auto v = disc.element_vertices(e);
+      const auto& fv = mesh::kFaceVertices[ef % 4];
+      const auto [l1, l2] = projection.points[q];
+      Vec3 x{};
+      for (int d = 0; d < 3; ++d) {
+        const auto k = static_cast<std::size_t>(d);
+        x[k] = (1 - l1 - l2) * v[static_cast<std::size_t>(fv[0])][k] + l1 * v[static_cast<std::size_t>(fv[1])][k] + l2 * v[static_cast<std::size_t>(fv[2])][k];
+      }
+      at_points[p] = hemisphere(static_cast<std::size_t>(model.mesh.tracer_index[e]), x, model.faces[b].inward, c);
     } else {
       const auto& pt = probes[p - wall_points];
       if (pt.face >= 0) {
@@ -255,6 +368,13 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
     }
     segments += c.segments;
   }
+  for (std::size_t b = 0; b < in.walls.num_faces(); ++b) {
+    const auto& P = projection.to_nodes[in.walls.element_face(b) % 4];
+    const Eigen::Map<const Eigen::VectorXd> g(&at_points[b * per_face], static_cast<Eigen::Index>(per_face));
+    const Eigen::VectorXd nodal = P * g;
+    for (std::size_t j = 0; j < nfp; ++j) out.q_in[b * nfp + j] = nodal[static_cast<Eigen::Index>(j)];
+  }
+  out.points = total;
   out.rays = static_cast<std::uint64_t>(rays) * total;
   out.segments = segments;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

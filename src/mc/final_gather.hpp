@@ -12,8 +12,9 @@
 // irradiation) / pi + rho_d d q_in^DG (the face mean of the DG incident flux with the DG's factor d
 // for the diffuse reflection, a second-order term), and the specular part followed along the
 // mirrored ray.
-// Directions: a spherical Fibonacci lattice (volume points, uniform) or its cosine-weighted
-// hemisphere (wall points): deterministic, no noise, error falling about as 1/rays.
+// Directions: a spherical Fibonacci lattice (volume points, antipodal pairs) or its cosine-weighted
+// hemisphere (wall points): deterministic, no noise, error falling about as 1/rays. Walls are
+// gathered at (p + 2)^2 quadrature points per face and projected (L2) onto the face nodes.
 #include "angular/quadrature.hpp"
 #include "mc/monte_carlo.hpp"
 #include "problem/problem.hpp"
@@ -37,7 +38,7 @@ struct GatherInput {
 struct GatherResult {
   std::vector<double> q_in;  // per boundary face node (Walls order) [W/m^2]
   std::vector<std::array<double, 4>> probe;  // per probe point: G, qx, qy, qz (volume) or q_in, 0, 0, 0 (wall)
-  std::uint64_t rays = 0, segments = 0;
+  std::uint64_t points = 0, rays = 0, segments = 0;  // receiver points: face quadrature points + probe points
   double seconds = 0;
 };
 

@@ -255,8 +255,9 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
       if (outside)
         warnings.push_back(fmt::format("probe '{}': {} of {} points lie outside the mesh (written as nan)", probe.name, outside, probe.points));
     } else {
-      text = "# q_in: incident flux [W/m^2]; q_net = absorbed - emitted [W/m^2], positive into the wall; distance [m] along the line\n"
-             "x,y,z,distance,q_in,q_net\n";
+      text = "# q_in: incident flux [W/m^2]; q_net = absorbed - emitted [W/m^2], positive into the wall; distance [m] along the line\n";
+      if (gather) text += "# final gather: q_in at each point from rays through the converged DG source (summary.json final_gather)\n";
+      text += "x,y,z,distance,q_in,q_net\n";
       const auto located = locate_wall_probe(probe, disc, walls);
       for (int i = 0; i < probe.points; ++i) {
         const auto [x, d] = point(i);
@@ -269,6 +270,13 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
           const Eigen::Map<const Eigen::VectorXd> qnet(fields.q_net.data() + wp.face * nfp, static_cast<Eigen::Index>(nfp));
           q_in += (P * qin)(0) / static_cast<double>(hits.size());
           q_net += (P * qnet)(0) / static_cast<double>(hits.size());
+        }
+        if (gather && !hits.empty()) {
+          // q_net = absorptivity q_in - emitted: move the interpolated value by the gathered q_in's difference.
+          const auto& wm = walls.wall(walls.wall_of(hits.front().face));
+          const double q_gathered = (*gather)[static_cast<std::size_t>(i)][0];
+          q_net += (1 - wm.rho_diffuse - wm.rho_specular) * (q_gathered - q_in);
+          q_in = q_gathered;
         }
         text += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g},{:.12g},{:.12g}\n", x[0], x[1], x[2], d, q_in, q_net);
       }

@@ -61,8 +61,9 @@ std::vector<std::pair<io::Vec3, double>> probe_points(const io::ProbeSpec& probe
 // (`wall: GROUP`) `x,y,z,distance,q_in,q_net` on that group's faces (a point off the group is an
 // InputError naming the probe and the point).
 // The final gather's probe values (optional): per probe, per point (G, qx, qy, qz) replacing the DG
-// values of volume probes, whose DG values then go to G_dg, qx_dg, qy_dg, qz_dg (wall probes: empty;
-// their fluxes come from the gathered face-node values); kappa at the nodes for div q.
+// values of volume probes, whose DG values then go to G_dg, qx_dg, qy_dg, qz_dg; for wall probes
+// (q_in, 0, 0, 0), the gathered point value (q_net follows with the wall's absorptivity); kappa at
+// the nodes for div q.
 struct GatheredProbes {
   std::vector<std::vector<std::array<double, 4>>> values;
   std::span<const double> kappa;
