@@ -148,6 +148,31 @@ TEST(MonteCarlo, GrayGasModelThroughTheSpectralLoopMatchesTheExactCube) {
   EXPECT_EQ(r.summary["montecarlo"]["spectral_points_traced"].get<int>(), 1);
 }
 
+// Several spectral points (WSGG: 4 gray gases + the clear gas) through the nongray loop: an
+// isothermal enclosure with gray walls at the gas temperature is in equilibrium point by point, so
+// the sum is G = 4 sigma T^4 (the weights sum to 1) whatever the paths each point receives.
+TEST(MonteCarlo, NongrayEquilibriumSumsOverTheSpectralPoints) {
+  const auto r = run("gas_equilibrium", "mesh: {geo: " DGRTE_SOURCE_DIR "/tests/solver/slab.geo, size: 0.25}\n"
+                                        "model: {type: wsgg}\n"
+                                        "media: {\"*\": {temperature: \"1200\", x_h2o: \"0.2\", x_co2: \"0.1\"}}\n"
+                                        "boundaries:\n  left: {type: gray, emissivity: 0.6, temperature: 1200}\n"
+                                        "  right: {type: black, temperature: 1200}\n  sides: {type: symmetry}\n"
+                                        "solver: {method: montecarlo, paths: 1e5, batches: 10, probe_rays: 4000}\n"
+                                        "output: {vtk: false, probes: [{name: axis, from: [0.1, 0.1, 0.1], to: [0.9, 0.1, 0.1], points: 3}]}\n");
+  const double G = 4 * 5.670374419e-8 * std::pow(1200.0, 4);
+  auto p = read_csv(r.out / "probes" / "axis.csv");
+  for (std::size_t i = 0; i < p["G"].size(); ++i) {
+    EXPECT_LT(std::abs(p["G"][i] - G), 4 * p["G_stderr"][i] + 1e-9 * G) << i;
+    EXPECT_LT(p["G_stderr"][i], 0.01 * G);
+  }
+  EXPECT_EQ(r.summary["spectral"]["spectral_points"].get<int>(), 5);
+  EXPECT_EQ(r.summary["montecarlo"]["spectral_points_traced"].get<int>(), 5);
+  const auto& eb = r.summary["energy_balance"];
+  EXPECT_LT(std::abs(eb["volume_W"].get<double>()), 4 * eb["volume_W_stderr"].get<double>() + 1e-9 * G);
+  for (const auto& [name, wall] : r.summary["walls"].items())
+    EXPECT_LT(std::abs(wall["q_net_W"].get<double>()), 4 * wall["q_net_W_stderr"].get<double>() + 1e-9 * G) << name;
+}
+
 // Final gather: a coarse DG set (T2, 32 ordinates) leaves ray effects of several per cent in the
 // wall flux of the isothermal cube; rays through the DG source give the exact values.
 TEST(FinalGather, RemovesTheRayEffectsOfTheIsothermalCube) {
