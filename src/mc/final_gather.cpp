@@ -1,6 +1,7 @@
 #include "mc/final_gather.hpp"
 
 
+#include "gas/gas_common.hpp"
 #include "mesh/tet_topology.hpp"
 
 #include <Eigen/Dense>
@@ -252,27 +253,8 @@ FaceProjection face_projection(const dg::ReferenceTet& ref) {
   // Collapsed Gauss-Legendre on the triangle: l1 = u, l2 = v (1 - u), weight (1 - u) w_u w_v,
   // exact to degree 2n - 2 in (l1, l2).
   const int n = ref.order + 2;
-  std::vector<double> x(static_cast<std::size_t>(n)), w(static_cast<std::size_t>(n));
-  {
-    // Gauss-Legendre on [0, 1] by Newton on P_n (Golub-Welsch is not needed at these sizes).
-    for (int i = 0; i < n; ++i) {
-      double z = std::cos(kPi * (i + 0.75) / (n + 0.5)), dp = 0;
-      for (int it = 0; it < 100; ++it) {
-        double p0 = 1, p1 = z;
-        for (int k = 2; k <= n; ++k) {
-          const double p2 = ((2 * k - 1) * z * p1 - (k - 1) * p0) / k;
-          p0 = p1, p1 = p2;
-        }
-        const double pn = n == 1 ? z : p1, pm = n == 1 ? 1 : p0;
-        dp = n * (z * pn - pm) / (z * z - 1);
-        const double dz = pn / dp;
-        z -= dz;
-        if (std::abs(dz) < 1e-15) break;
-      }
-      x[static_cast<std::size_t>(i)] = 0.5 * (1 - z);
-      w[static_cast<std::size_t>(i)] = 1.0 / ((1 - z * z) * dp * dp);  // 2/((1-z^2) P'^2) on [-1, 1], halved
-    }
-  }
+  std::vector<double> x, w;
+  gas::gauss_legendre_01(n, x, w);
   FaceProjection fp;
   std::vector<double> weight;
   for (int i = 0; i < n; ++i)

@@ -109,6 +109,41 @@ struct FixedTally {
   }
 };
 
+// The next event along d from x in element e: the exit face, or first a scattering event (tau_s:
+// the optical depth left to it, consumed by the step). Shared by the forward and backward walks.
+struct Step {
+  Exit exit;
+  double length;
+  bool scatter;
+};
+Step next_step(const McModel::Cell& cell, const Vec3& x, const Vec3& d, double& tau_s) {
+  const Exit ex = exit_face(cell.plane, x.data(), d.data());
+  Step st{ex, ex.distance, false};
+  const double s = cell.sigma_s;
+  if (s > 0 && tau_s < s * st.length) {
+    st.length = tau_s / s;
+    st.scatter = true;
+  } else {
+    tau_s -= s * st.length;
+  }
+  return st;
+}
+
+// A scattering event in element e: a direction from its phase function, a new optical depth.
+void scatter(const McModel& m, std::size_t e, Vec3& d, double& tau_s, PathRandom& rng) {
+  const auto& ph = m.phase[static_cast<std::size_t>(m.phase_of_element[e])];
+  d = scatter_direction(d, ph.cosine(rng.uniform()), rng.uniform());
+  tau_s = -std::log(rng.uniform());
+}
+
+// Russian roulette below kRouletteBelow: false if the bundle ends; a survivor carries kRouletteWeight.
+bool survives_roulette(double& w, PathRandom& rng) {
+  if (w >= kRouletteBelow) return true;
+  if (rng.uniform() * kRouletteWeight >= w) return false;
+  w = kRouletteWeight;
+  return true;
+}
+
 std::size_t sample_source(const McModel& m, double u) {
   const double target = u * m.total_power();
   const auto it = std::upper_bound(m.source_cdf.begin(), m.source_cdf.end(), target);
@@ -294,20 +329,13 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
           double w = 1, tau_s = -std::log(rng.uniform());
           int zero_steps = 0;
           for (long seg = 0;; ++seg) {
-            const Exit ex = exit_face(m.cells[e].plane, x.data(), d.data());
+            const Step st = next_step(m.cells[e], x, d, tau_s);
+            const Exit& ex = st.exit;
             if (ex.face < 0 || seg > kMaxSegments || zero_steps > kMaxZeroSteps) {
               ++T.lost;
               break;
             }
-            const double k = m.cells[e].kappa, s = m.cells[e].sigma_s;
-            double l = ex.distance;
-            bool scatter = false;
-            if (s > 0 && tau_s < s * l) {
-              l = tau_s / s;
-              scatter = true;
-            } else {
-              tau_s -= s * l;
-            }
+            const double k = m.cells[e].kappa, l = st.length;
             double deposit = 0, track = w * l;
             if (k > 0) {
               deposit = -w * std::expm1(-k * l);
@@ -322,15 +350,10 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
             }
             ++T.segments;
             w -= deposit;
-            if (w < kRouletteBelow) {  // after every segment: also ends bundles fading across many elements
-              if (rng.uniform() * kRouletteWeight >= w) break;
-              w = kRouletteWeight;
-            }
+            if (!survives_roulette(w, rng)) break;  // after every segment: also ends bundles fading across many elements
             for (int c = 0; c < 3; ++c) x[static_cast<std::size_t>(c)] += l * d[static_cast<std::size_t>(c)];
-            if (scatter) {
-              const auto& ph = m.phase[static_cast<std::size_t>(m.phase_of_element[e])];
-              d = scatter_direction(d, ph.cosine(rng.uniform()), rng.uniform());
-              tau_s = -std::log(rng.uniform());
+            if (st.scatter) {
+              scatter(m, e, d, tau_s, rng);
               ++T.scatters;
               zero_steps = 0;
             } else {
@@ -348,10 +371,7 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
               if (!(w > 0)) break;
               d = reflect(face, d, rng);
               ++T.reflections;
-              if (w < kRouletteBelow) {
-                if (rng.uniform() * kRouletteWeight >= w) break;
-                w = kRouletteWeight;
-              }
+              if (!survives_roulette(w, rng)) break;
             }
           }
         }
@@ -407,13 +427,8 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
   for (const auto& t : tt) r.segments += t.segments, r.scattering_events += t.scatters, r.wall_reflections += t.reflections, r.lost_rays += t.lost;
   // Element results in mesh order (the tracer's order is internal).
   auto mesh_order = [&](const Accumulator& a) {
-    auto est = a.estimate();
-    Estimate out{std::vector<double>(K), std::vector<double>(K)};
-    for (std::size_t t = 0; t < K; ++t) {
-      const auto e = static_cast<std::size_t>(m.mesh.original[t]);
-      out.mean[e] = est.mean[t], out.error[e] = est.error[t];
-    }
-    return out;
+    const auto est = a.estimate();
+    return Estimate{m.in_mesh_order(est.mean), m.in_mesh_order(est.error)};
   };
   r.G = mesh_order(aG), r.qx = mesh_order(aqx), r.qy = mesh_order(aqy), r.qz = mesh_order(aqz), r.divq = mesh_order(adiv);
   r.q_in = ain.estimate(), r.q_net = anet.estimate(), r.group_q_in = agin.estimate(), r.group_q_net = agnet.estimate();
@@ -525,20 +540,13 @@ double backward_radiance(const McModel& m, std::size_t e, Vec3 x, Vec3 d, PathRa
   double L = 0, w = 1, tau_s = -std::log(rng.uniform());
   int zero_steps = 0;
   for (long seg = 0;; ++seg) {
-    const Exit ex = exit_face(m.cells[e].plane, x.data(), d.data());
+    const Step st = next_step(m.cells[e], x, d, tau_s);
+    const Exit& ex = st.exit;
     if (ex.face < 0 || seg > kMaxSegments || zero_steps > kMaxZeroSteps) {
       ++lost;
       return L;
     }
-    const double k = m.cells[e].kappa, s = m.cells[e].sigma_s;
-    double l = ex.distance;
-    bool scatter = false;
-    if (s > 0 && tau_s < s * l) {
-      l = tau_s / s;
-      scatter = true;
-    } else {
-      tau_s -= s * l;
-    }
+    const double k = m.cells[e].kappa, s = m.cells[e].sigma_s, l = st.length;
     ++segments;
     if (beams && s > 0 && l > 0) {
       // First scattering of the beams along the segment: integral_0^l w exp(-kappa t) S_c(t) dt with
@@ -559,10 +567,8 @@ double backward_radiance(const McModel& m, std::size_t e, Vec3 x, Vec3 d, PathRa
       w -= w * a;
     }
     for (int c = 0; c < 3; ++c) x[static_cast<std::size_t>(c)] += l * d[static_cast<std::size_t>(c)];
-    if (scatter) {
-      const auto& ph = m.phase[static_cast<std::size_t>(m.phase_of_element[e])];
-      d = scatter_direction(d, ph.cosine(rng.uniform()), rng.uniform());
-      tau_s = -std::log(rng.uniform());
+    if (st.scatter) {
+      scatter(m, e, d, tau_s, rng);
       zero_steps = 0;
     } else {
       zero_steps = l > 0 ? 0 : zero_steps + 1;
@@ -582,10 +588,7 @@ double backward_radiance(const McModel& m, std::size_t e, Vec3 x, Vec3 d, PathRa
       if (!(w > 0)) return L;
       d = reflect(face, d, rng);
     }
-    if (w < kRouletteBelow) {
-      if (rng.uniform() * kRouletteWeight >= w) return L;
-      w = kRouletteWeight;
-    }
+    if (!survives_roulette(w, rng)) return L;
   }
 }
 

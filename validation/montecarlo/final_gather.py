@@ -58,6 +58,33 @@ def cube_part(args, dgrte, work, rows):
                      "gather_seconds": res[True][2], "dg_seconds": res[False][3]})
 
 
+def coelho_part(args, dgrte, work, rows):
+    """Coelho omega 0.5, DG coarse with and without the gather against Monte Carlo; returns the cost line."""
+    class MC:  # the Monte Carlo settings dg_vs_mc.montecarlo reads
+        paths, rays = args.paths, args.rays_mc
+    co = load("coelho_combustor", "coelho_combustor")
+    template = dio.load_case(VALIDATION / "coelho_combustor" / "coelho_combustor.yaml")
+    base = co.make_case(template, "coarse", 0.5)
+    mc_run = dio.run_case(dgrte, montecarlo(base, MC), work / "coelho_mc", base=VALIDATION / "coelho_combustor", timeout=3600)
+    runs = {}
+    for gather in (False, True):
+        case = dict(base)
+        case["output"] = dict(base["output"])
+        if gather:
+            case["output"]["final_gather"] = {"rays": args.rays}
+        runs[gather] = dio.run_case(dgrte, case, work / f"coelho_{gather}", base=VALIDATION / "coelho_combustor", timeout=3600)
+    for name in co.WALL_LINES:
+        mc = mc_run.probe(name)
+        rows.append({"case": f"Coelho omega 0.5, {name} (DG h 2, P2, S8)", "reference": "Monte Carlo",
+                     "line_dg": rel(runs[False].probe(name)["q_net"], mc["q_net"]),
+                     "line_gather": rel(runs[True].probe(name)["q_net"], mc["q_net"]),
+                     "sigma": float(np.max(mc["q_net_stderr"]) / np.max(np.abs(mc["q_net"])))})
+    fg = runs[True].summary["final_gather"]
+    return (f"Coelho: DG solve {runs[False].summary['timing']['solve_seconds']:.1f} s; gather {fg['seconds']:.1f} s for "
+            f"{fg['receiver_points']} points x {args.rays} rays ({fg['rays_per_second']:.3g} rays/s, "
+            f"{fg['segments'] / fg['rays']:.1f} elements per ray)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dgrte")
@@ -72,32 +99,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
         cube_part(args, dgrte, work, rows)
-        co_rows = []
-
-        class MC:  # the Monte Carlo settings dg_vs_mc.montecarlo reads
-            paths, rays = args.paths, args.rays_mc
-        co = load("coelho_combustor", "coelho_combustor")
-        template = dio.load_case(VALIDATION / "coelho_combustor" / "coelho_combustor.yaml")
-        base = co.make_case(template, "coarse", 0.5)
-        mc_run = dio.run_case(dgrte, montecarlo(base, MC), work / "coelho_mc", base=VALIDATION / "coelho_combustor", timeout=3600)
-        runs = {}
-        for gather in (False, True):
-            case = dict(base)
-            case["output"] = dict(base["output"])
-            if gather:
-                case["output"]["final_gather"] = {"rays": args.rays}
-            runs[gather] = dio.run_case(dgrte, case, work / f"coelho_{gather}", base=VALIDATION / "coelho_combustor", timeout=3600)
-        for name in co.WALL_LINES:
-            mc = mc_run.probe(name)
-            co_rows.append({"case": f"Coelho omega 0.5, {name} (DG h 2, P2, S8)", "reference": "Monte Carlo",
-                            "line_dg": rel(runs[False].probe(name)["q_net"], mc["q_net"]),
-                            "line_gather": rel(runs[True].probe(name)["q_net"], mc["q_net"]),
-                            "sigma": float(np.max(mc["q_net_stderr"]) / np.max(np.abs(mc["q_net"])))})
-        fg = runs[True].summary["final_gather"]
-        cost = (f"Coelho: DG solve {runs[False].summary['timing']['solve_seconds']:.1f} s; gather {fg['seconds']:.1f} s for "
-                f"{fg['receiver_points']} points x {args.rays} rays ({fg['rays_per_second']:.3g} rays/s, "
-                f"{fg['segments'] / fg['rays']:.1f} elements per ray)")
-        rows += co_rows
+        cost = coelho_part(args, dgrte, work, rows)
     seconds = time.time() - t0
     table = dio.markdown_table(["case", "reference", "line: DG", "line: gathered", "wall means: DG", "wall means: gathered", "sigma_MC / max"],
                                [[r["case"], r["reference"], dio.pct(r["line_dg"]), dio.pct(r["line_gather"]),
