@@ -226,7 +226,8 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
 
   auto summary = summary_header(s);
   summary["directions"] = cs.directions.size();
-  summary["solver"] = {{"method", cs.solver.method}, {"inner", io::to_string(inner)},
+  // "method": the Krylov method of the one-direction solves, as before solver.method named dg or montecarlo.
+  summary["solver"] = {{"method", "bicgstab"}, {"inner", io::to_string(inner)},
                        {"preconditioner", io::to_string(cs.solver.preconditioner)}, {"rtol", cs.solver.rtol},
                        {"max_iterations", cs.solver.max_iterations}, {"preconditioner_bytes", preconditioner_bytes},
                        {"preconditioner_blocks_cached", preconditioner_bytes > 0 || blocks == backend::BlockKind::none}};
