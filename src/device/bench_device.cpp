@@ -1,0 +1,174 @@
+// dgrte-bench-device: runs the device solver core on a transport dump written by `dgrte export` and
+// prints JSON timings. Needs only the C++ standard library and OpenCL, so that it builds on GPU nodes
+// without dgrte's other dependencies (docs/opencl.md).
+//   dgrte-bench-device problem.bin [--device auto|P:D|name] [--single] [--repeats 5]
+//                      [--preconditioner partial|full|sweep|none] [--rtol 1e-8] [--host] [--list]
+#include "device/device_transport.hpp"
+#include "device/host_kernels.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace dgrte::device;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct Args {
+  std::string file, device = "auto", preconditioner = "partial";
+  bool single = false, host = false, list = false;
+  int repeats = 5;
+  double rtol = 1e-8;
+};
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr,
+               "dgrte-bench-device: %s\nusage: dgrte-bench-device problem.bin [--device auto|P:D|name] [--single] "
+               "[--repeats N] [--preconditioner partial|full|sweep|none] [--rtol R] [--host]\n"
+               "       dgrte-bench-device --list\n",
+               why);
+  std::exit(2);
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string s = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(("missing value after " + s).c_str());
+      return argv[++i];
+    };
+    if (s == "--device") a.device = value();
+    else if (s == "--single") a.single = true;
+    else if (s == "--host") a.host = true;
+    else if (s == "--list") a.list = true;
+    else if (s == "--repeats") a.repeats = std::stoi(value());
+    else if (s == "--rtol") a.rtol = std::stod(value());
+    else if (s == "--preconditioner") a.preconditioner = value();
+    else if (!s.empty() && s[0] == '-') usage(("unknown option " + s).c_str());
+    else a.file = s;
+  }
+  if (!a.list && a.file.empty()) usage("no problem file");
+  return a;
+}
+
+DevicePreconditioner preconditioner(const std::string& s) {
+  if (s == "partial") return DevicePreconditioner::partial_block_jacobi;
+  if (s == "full") return DevicePreconditioner::block_jacobi;
+  if (s == "sweep") return DevicePreconditioner::sweep;
+  if (s == "none") return DevicePreconditioner::none;
+  usage(("unknown preconditioner " + s).c_str());
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') out += "\\n";
+    else if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out + "\"";
+}
+
+// Bytes an operator apply must move per column at the least: u read, y written, sigma_t read, the
+// neighbour traces (4 N_fp per element) and the neighbour map, plus the geometry.
+double apply_bytes(const TransportData& d, std::size_t real) {
+  const double n = static_cast<double>(d.num_dofs()), K = static_cast<double>(d.K);
+  return 3 * n * static_cast<double>(real) + K * 4 * d.nfp * (static_cast<double>(real) + 4) + K * kGeometryStride * static_cast<double>(real);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = parse(argc, argv);
+  try {
+    if (a.list) {
+      for (const auto& d : list_devices())
+        std::printf("%s  fp64=%d  global=%.1f GB  local=%zu KB  compute units=%u\n", d.label().c_str(), d.fp64 ? 1 : 0,
+                    static_cast<double>(d.global_memory) / 1e9, d.local_memory / 1024, d.compute_units);
+      return 0;
+    }
+    const TransportData data = read_transport_data(a.file);
+    DeviceOptions opt;
+    opt.device = a.device;
+    opt.single_precision = a.single;
+    DeviceTransport dev(data, opt);
+    const std::size_t n = static_cast<std::size_t>(data.num_dofs()), M = data.num_directions();
+    const std::size_t real = a.single ? 4 : 8;
+    const double bandwidth = dev.copy_bandwidth(std::min<std::size_t>(std::size_t{1} << 28, dev.budget_bytes() / 4), a.repeats);
+    const std::size_t cols = std::max<std::size_t>(1, std::min(M, dev.max_columns(11)));
+    const double t_apply = dev.time_apply(cols, a.repeats);
+    const double t_partial = dev.time_block_jacobi(cols, false, a.repeats);
+    const double t_full = dev.time_block_jacobi(cols, true, a.repeats);
+    const double t_sweep = data.has_plans() ? dev.time_sweep(cols, a.repeats) : 0.0;
+    auto grind = [&](double t, std::size_t c) { return t / static_cast<double>(n * c) * 1e9; };
+
+    // The whole solve: every direction of the dump, in batches the budget allows.
+    double t_solve = 0;
+    long total_iterations = 0;
+    int max_iterations = 0;
+    std::size_t failed = 0;
+    if (!data.rhs.empty()) {
+      const auto pc = preconditioner(a.preconditioner);
+      const auto t0 = Clock::now();
+      for (std::size_t m0 = 0; m0 < M; m0 += cols) {
+        const std::size_t c = std::min(cols, M - m0);
+        std::vector<double> x(n * c, 0.0);
+        std::vector<int> plans(c);
+        for (std::size_t k = 0; k < c; ++k) plans[k] = static_cast<int>(m0 + k);
+        const auto r = dev.solve_bicgstab(std::span(data.directions).subspan(3 * m0, 3 * c), pc, plans,
+                                          std::span(data.rhs).subspan(n * m0, n * c), x, a.rtol, 5000);
+        for (std::size_t k = 0; k < c; ++k) {
+          total_iterations += r.iterations[k];
+          max_iterations = std::max(max_iterations, r.iterations[k]);
+          failed += r.status[k] != BicgStatus::converged;
+        }
+      }
+      t_solve = seconds_since(t0);
+    }
+    double h_apply = 0, h_block = 0;
+    if (a.host) {
+      std::vector<double> u(n * cols, 1.0), y(n * cols);
+      const std::vector<int> active(cols, 1);
+      std::vector<double> dirs(3 * cols);
+      for (std::size_t c = 0; c < cols; ++c) std::copy_n(data.directions.begin() + static_cast<long>(3 * (c % M)), 3, dirs.begin() + static_cast<long>(3 * c));
+      auto t0 = Clock::now();
+      host_apply(data, dirs, active, u, y);
+      h_apply = seconds_since(t0);
+      t0 = Clock::now();
+      host_block_jacobi(data, false, dirs, active, u, y);
+      h_block = seconds_since(t0);
+    }
+    const auto& info = dev.device();
+    std::printf("{\n  \"device\": %s,\n  \"platform\": %s,\n  \"driver\": %s,\n  \"precision\": \"%s\",\n", quoted(info.name).c_str(),
+                quoted(info.platform).c_str(), quoted(info.driver_version).c_str(), a.single ? "single" : "double");
+    std::printf("  \"problem\": %s,\n  \"order\": %d,\n  \"elements\": %lld,\n  \"dofs\": %zu,\n  \"directions\": %zu,\n  \"columns_per_batch\": %zu,\n",
+                quoted(data.description).c_str(), data.order, static_cast<long long>(data.K), n, M, cols);
+    std::printf("  \"launch\": %s,\n  \"kernel_build_seconds\": %.3f,\n  \"kernel_cache_hit\": %s,\n", quoted(dev.launch_config()).c_str(),
+                dev.build_seconds(), dev.cache_hit() ? "true" : "false");
+    std::printf("  \"copy_bandwidth_GBps\": %.2f,\n", bandwidth / 1e9);
+    std::printf("  \"apply\": {\"seconds\": %.6g, \"grind_ns\": %.4g, \"bandwidth_fraction\": %.3f},\n", t_apply, grind(t_apply, cols),
+                apply_bytes(data, real) * static_cast<double>(cols) / t_apply / bandwidth);
+    std::printf("  \"block_jacobi_partial\": {\"seconds\": %.6g, \"grind_ns\": %.4g},\n", t_partial, grind(t_partial, cols));
+    std::printf("  \"block_jacobi_full\": {\"seconds\": %.6g, \"grind_ns\": %.4g},\n", t_full, grind(t_full, cols));
+    std::printf("  \"sweep\": {\"seconds\": %.6g, \"grind_ns\": %.4g, \"levels\": %d},\n", t_sweep, grind(t_sweep, cols),
+                data.level_stride > 0 ? data.level_stride - 1 : 0);
+    std::printf("  \"solve\": {\"preconditioner\": \"%s\", \"rtol\": %.3g, \"seconds\": %.6g, \"grind_ns\": %.4g, "
+                "\"iterations_total\": %ld, \"iterations_max\": %d, \"not_converged\": %zu}",
+                a.preconditioner.c_str(), a.rtol, t_solve, grind(t_solve, M), total_iterations, max_iterations, failed);
+    if (a.host)
+      std::printf(",\n  \"host_twins\": {\"apply_seconds\": %.6g, \"apply_grind_ns\": %.4g, \"block_jacobi_partial_seconds\": %.6g}", h_apply,
+                  grind(h_apply, cols), h_block);
+    std::printf("\n}\n");
+    return failed ? 3 : 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dgrte-bench-device: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,626 @@
+#include "device/device_transport.hpp"
+
+#include "device/cl_handles.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+namespace dgrte::device {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Vectors of a Bi-CGSTAB batch (blas1.cl): x, b, y, r, r^, p, v, s, t, p^, s^.
+enum Field { kX, kB, kY, kR, kRhat, kP, kV, kS, kT, kPhat, kShat, kNumFields };
+constexpr int kStateValues = 8;  // BICG_STATE in blas1.cl
+constexpr int kSlots = 2;        // NSLOT
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string cache_folder(const std::string& option) {
+  if (option == "none") return {};
+  if (!option.empty()) return option;
+  if (const char* v = std::getenv("DGRTE_KERNEL_CACHE"); v && *v) return v;
+  if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v) return std::string(v) + "/dgrte/kernels";
+  if (const char* v = std::getenv("HOME"); v && *v) return std::string(v) + "/.cache/dgrte/kernels";
+  return {};
+}
+
+std::string mb(std::size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return buf;
+}
+
+template <typename T>
+std::vector<T> converted(std::span<const double> v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+}  // namespace
+
+struct DeviceTransport::Impl {
+  const TransportData& data;
+  DeviceOptions opt;
+  DeviceInfo info;
+  bool single = false;
+  std::size_t real_size = 8, acc_size = 8;
+  int apply_epg = 1, solve_epg = 1, blas_wg = 256, dot_groups = 8;
+  std::size_t n = 0;  // dofs per column
+  std::size_t budget = 0, resident = 0;
+  std::string options;
+  bool cache_hit = false;
+  double build_seconds = 0;
+
+  cl_device_id dev = nullptr;
+  cl::Context context;
+  cl::Queue queue;
+  cl::Program program;
+  std::map<std::string, cl::Kernel> kernels;
+
+  cl::Memory d_ref, lift, face_nodes, geometry, neighbour_node, sigma_t;
+  cl::Memory plan_order, plan_level_begin, plan_lagged;
+  std::vector<int> level_width;  // per level: the most elements any plan has in it
+
+  // Work buffers of the current batch.
+  std::size_t columns = 0;
+  std::array<cl::Memory, kNumFields> fields;
+  int fields_allocated = 0;
+  cl::Memory directions, active, status, iterations, state, partial, plan_of_column, lagged;
+
+  Impl(const TransportData& d, const DeviceOptions& o) : data(d), opt(o) {
+    d.validate();
+    info = select_device(o.device);
+    dev = cl::device_id(info);
+    single = o.single_precision;
+    if (!single && !info.fp64)
+      throw DeviceError(info.label() + " has no double precision (cl_khr_fp64): use solver.precision: single or another device");
+    real_size = single ? 4 : 8;
+    acc_size = info.fp64 ? 8 : 4;
+    n = static_cast<std::size_t>(d.num_dofs());
+    budget = o.memory_budget_bytes ? o.memory_budget_bytes : info.global_memory / 4 * 3;
+    choose_launch_shape();
+    cl_int err = CL_SUCCESS;
+    context = cl::Context(clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err));
+    cl::check(err, "clCreateContext", info.label());
+    queue = cl::Queue(clCreateCommandQueue(context.get(), dev, 0, &err));
+    cl::check(err, "clCreateCommandQueue", info.label());
+    build_program();
+    upload_problem();
+  }
+
+  void choose_launch_shape() {
+    const int np = data.np, nfp = data.nfp;
+    const auto max_wg = static_cast<int>(std::min<std::size_t>(info.max_work_group, 1024));
+    apply_epg = opt.apply_elements_per_group > 0 ? opt.apply_elements_per_group : std::max(1, 128 / np);
+    while (apply_epg > 1 && apply_epg * np > max_wg) --apply_epg;
+    const std::size_t per_element =
+        static_cast<std::size_t>(np * (np + 1) + np + 4 * nfp) * real_size + static_cast<std::size_t>(np) * sizeof(int);
+    if (per_element > info.local_memory)
+      throw DeviceError(info.label() + ": the element block of order " + std::to_string(data.order) + " needs " +
+                        std::to_string(per_element) + " bytes of local memory, the device has " +
+                        std::to_string(info.local_memory) + "; use a lower order or the CPU backend");
+    solve_epg = opt.solve_elements_per_group > 0 ? opt.solve_elements_per_group : std::max(1, 64 / np);
+    while (solve_epg > 1 && (solve_epg * per_element > info.local_memory || solve_epg * np > max_wg)) --solve_epg;
+    if (np > max_wg || apply_epg * np > max_wg || solve_epg * per_element > info.local_memory)
+      throw DeviceError(info.label() + ": work-group of " + std::to_string(std::max(apply_epg, solve_epg) * np) +
+                        " work-items or " + std::to_string(solve_epg * per_element) +
+                        " bytes of local memory exceeds the device's limits; lower the elements per group");
+    blas_wg = opt.blas_work_group > 0 ? opt.blas_work_group : 256;
+    while (blas_wg > max_wg) blas_wg /= 2;
+    if ((blas_wg & (blas_wg - 1)) != 0) throw DeviceError("blas work-group size must be a power of two");
+    dot_groups = opt.dot_groups > 0 ? opt.dot_groups : static_cast<int>(std::max(1u, 4 * info.compute_units));
+    std::ostringstream os;
+    os << "-cl-std=CL1.2 -DNP=" << np << " -DNFP=" << nfp << " -DREAL=" << (single ? "float" : "double")
+       << " -DACC=" << (acc_size == 8 ? "double" : "float") << " -DUSE_FP64=" << (info.fp64 ? 1 : 0)
+       << " -DTANGENT_TOL=" << (single ? "1e-6f" : "1e-12") << " -DAPPLY_EPG=" << apply_epg << " -DSOLVE_EPG=" << solve_epg
+       << " -DBLAS_WG=" << blas_wg << " -DDOT_GROUPS=" << dot_groups << " -DNSLOT=" << kSlots;
+    options = os.str();
+  }
+
+  void build_program() {
+    const auto t0 = Clock::now();
+    const std::string source = kernel_source();
+    const std::string folder = cache_folder(opt.cache_dir);
+    std::string cache_file;
+    if (!folder.empty()) {
+      char key[17];
+      std::snprintf(key, sizeof key, "%016llx",
+                    static_cast<unsigned long long>(fnv1a(info.platform + '\n' + info.name + '\n' + info.driver_version + '\n' +
+                                                          info.device_version + '\n' + options + '\n' + source)));
+      cache_file = folder + "/" + key + ".bin";
+    }
+    if (!cache_file.empty() && load_cached(cache_file)) {
+      cache_hit = true;
+    } else {
+      const char* text = source.c_str();
+      const std::size_t length = source.size();
+      cl_int err = CL_SUCCESS;
+      program = cl::Program(clCreateProgramWithSource(context.get(), 1, &text, &length, &err));
+      cl::check(err, "clCreateProgramWithSource");
+      if (clBuildProgram(program.get(), 1, &dev, options.c_str(), nullptr, nullptr) != CL_SUCCESS)
+        throw DeviceError("OpenCL kernels failed to build on " + info.label() + " with options \"" + options +
+                          "\"; build log:\n" + build_log());
+      if (!cache_file.empty()) store_cached(cache_file);
+    }
+    for (const char* name : {"apply_operator", "block_jacobi", "sweep_level", "dot_partial", "bicg_start", "bicg_rho",
+                             "bicg_alpha", "bicg_omega", "bicg_check", "bicg_residual", "bicg_update_p", "bicg_update_s",
+                             "bicg_update_xr", "copy_columns", "stream_copy"}) {
+      cl_int err = CL_SUCCESS;
+      kernels[name] = cl::Kernel(clCreateKernel(program.get(), name, &err));
+      cl::check(err, "clCreateKernel", name);
+    }
+    build_seconds = seconds_since(t0);
+  }
+
+  std::string build_log() const {
+    std::size_t size = 0;
+    clGetProgramBuildInfo(program.get(), dev, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+    std::string log(size, '\0');
+    clGetProgramBuildInfo(program.get(), dev, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+    return log;
+  }
+
+  bool load_cached(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return false;
+    const std::vector<unsigned char> binary((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (binary.empty()) return false;
+    const unsigned char* ptr = binary.data();
+    const std::size_t size = binary.size();
+    cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+    cl::Program p(clCreateProgramWithBinary(context.get(), 1, &dev, &size, &ptr, &status, &err));
+    if (err != CL_SUCCESS || status != CL_SUCCESS) return false;  // stale or foreign binary: rebuild
+    if (clBuildProgram(p.get(), 1, &dev, options.c_str(), nullptr, nullptr) != CL_SUCCESS) return false;
+    program = std::move(p);
+    return true;
+  }
+
+  // Best effort: a cache that cannot be written only costs the next run a rebuild.
+  void store_cached(const std::string& file) {
+    std::size_t size = 0;
+    if (clGetProgramInfo(program.get(), CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS || size == 0) return;
+    std::vector<unsigned char> binary(size);
+    unsigned char* ptr = binary.data();
+    if (clGetProgramInfo(program.get(), CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) != CL_SUCCESS) return;
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
+    if (ec) return;
+    const std::string tmp = file + ".tmp" + std::to_string(reinterpret_cast<std::uintptr_t>(this));
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      if (!out) return;
+      out.write(reinterpret_cast<const char*>(binary.data()), static_cast<std::streamsize>(size));
+      if (!out) {
+        std::filesystem::remove(tmp, ec);
+        return;
+      }
+    }
+    std::filesystem::rename(tmp, file, ec);
+    if (ec) std::filesystem::remove(tmp, ec);
+  }
+
+  // A device buffer of `bytes`, counted against the budget; `what` names it in errors.
+  cl::Memory allocate(std::size_t bytes, const char* what, std::size_t* counter = nullptr) {
+    bytes = std::max<std::size_t>(bytes, 16);
+    if (bytes > info.max_allocation)
+      throw DeviceError(info.label() + ": " + what + " needs one buffer of " + mb(bytes) + ", the device allows " +
+                        mb(info.max_allocation) + " per buffer; use fewer columns per batch or a coarser mesh");
+    cl_int err = CL_SUCCESS;
+    cl::Memory m(clCreateBuffer(context.get(), CL_MEM_READ_WRITE, bytes, nullptr, &err));
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY)
+      throw DeviceError(info.label() + ": out of device memory allocating " + what + " (" + mb(bytes) + "; budget " +
+                        mb(budget) + ", device " + mb(info.global_memory) + ")");
+    cl::check(err, "clCreateBuffer", what);
+    if (counter) *counter += bytes;
+    return m;
+  }
+
+  void write(const cl::Memory& m, const void* src, std::size_t bytes, const char* what) {
+    if (bytes == 0) return;
+    cl::check(clEnqueueWriteBuffer(queue.get(), m.get(), CL_TRUE, 0, bytes, src, 0, nullptr, nullptr), "clEnqueueWriteBuffer", what);
+  }
+  void read(const cl::Memory& m, void* dst, std::size_t bytes, const char* what) {
+    if (bytes == 0) return;
+    cl::check(clEnqueueReadBuffer(queue.get(), m.get(), CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer", what);
+  }
+
+  // Doubles to the device in REAL.
+  void write_real(const cl::Memory& m, std::span<const double> v, const char* what, std::size_t offset_values = 0) {
+    if (v.empty()) return;
+    cl_int err;
+    if (single) {
+      const auto f = converted<float>(v);
+      err = clEnqueueWriteBuffer(queue.get(), m.get(), CL_TRUE, offset_values * 4, f.size() * 4, f.data(), 0, nullptr, nullptr);
+    } else {
+      err = clEnqueueWriteBuffer(queue.get(), m.get(), CL_TRUE, offset_values * 8, v.size() * 8, v.data(), 0, nullptr, nullptr);
+    }
+    cl::check(err, "clEnqueueWriteBuffer", what);
+  }
+  void read_real(const cl::Memory& m, std::span<double> v, const char* what) {
+    if (v.empty()) return;
+    if (single) {
+      std::vector<float> f(v.size());
+      read(m, f.data(), f.size() * 4, what);
+      std::copy(f.begin(), f.end(), v.begin());
+    } else {
+      read(m, v.data(), v.size() * 8, what);
+    }
+  }
+
+  cl::Memory upload_real(std::span<const double> v, const char* what) {
+    auto m = allocate(v.size() * real_size, what, &resident);
+    write_real(m, v, what);
+    return m;
+  }
+  template <typename T>
+  cl::Memory upload(const std::vector<T>& v, const char* what) {
+    auto m = allocate(v.size() * sizeof(T), what, &resident);
+    write(m, v.data(), v.size() * sizeof(T), what);
+    return m;
+  }
+
+  void upload_problem() {
+    d_ref = upload_real(data.d_ref, "reference matrices");
+    lift = upload_real(data.lift, "lift matrix");
+    face_nodes = upload(data.face_nodes, "face nodes");
+    geometry = upload_real(data.geometry, "element geometry");
+    neighbour_node = upload(data.neighbour_node, "neighbour map");
+    sigma_t = upload_real(data.sigma_t, "extinction coefficient");
+    if (data.has_plans()) {
+      plan_order = upload(data.plan_order, "sweep orders");
+      plan_level_begin = upload(data.plan_level_begin, "sweep levels");
+      plan_lagged = upload(data.plan_lagged, "lagged faces");
+      const auto M = data.num_directions();
+      level_width.assign(static_cast<std::size_t>(data.level_stride - 1), 0);
+      for (std::size_t m = 0; m < M; ++m)
+        for (int l = 0; l + 1 < data.level_stride; ++l) {
+          const int* lb = data.plan_level_begin.data() + m * static_cast<std::size_t>(data.level_stride);
+          level_width[static_cast<std::size_t>(l)] = std::max(level_width[static_cast<std::size_t>(l)], lb[l + 1] - lb[l]);
+        }
+    }
+    if (resident > budget)
+      throw DeviceError(info.label() + ": the problem arrays need " + mb(resident) + " of device memory, the budget is " +
+                        mb(budget));
+  }
+
+  std::size_t column_bytes(int vectors) const { return static_cast<std::size_t>(vectors) * n * real_size; }
+
+  std::size_t max_columns(int vectors) const {
+    const std::size_t per = column_bytes(vectors) + kStateValues * acc_size + kSlots * static_cast<std::size_t>(dot_groups) * acc_size + 64;
+    return budget > resident ? (budget - resident) / per : 0;
+  }
+
+  // Work buffers for `cols` columns and `vectors` fields; reallocated only when they grow.
+  void reserve(std::size_t cols, int vectors, const char* purpose) {
+    if (cols == 0) throw DeviceError("no columns to solve");
+    if (cols <= columns && vectors <= fields_allocated) return;
+    const std::size_t need = std::max(cols, columns);
+    const int nv = std::max(vectors, fields_allocated);
+    if (need > max_columns(nv))
+      throw DeviceError(info.label() + ": " + purpose + " of " + std::to_string(need) + " columns needs " +
+                        mb(need * column_bytes(nv)) + " of device memory (" + std::to_string(nv) + " fields of " +
+                        std::to_string(n) + " values per column) beyond the " + mb(resident) + " of problem data; the budget is " +
+                        mb(budget) + ": solve fewer columns per batch (at most " + std::to_string(max_columns(nv)) + ")");
+    for (auto& f : fields) f.reset();
+    for (int v = 0; v < nv; ++v) fields[static_cast<std::size_t>(v)] = allocate(column_bytes(1) * need, "a field batch");
+    directions = allocate(need * 3 * real_size, "directions");
+    active = allocate(need * sizeof(cl_int), "column flags");
+    status = allocate(need * sizeof(cl_int), "column status");
+    iterations = allocate(need * sizeof(cl_int), "iteration counts");
+    state = allocate(need * kStateValues * acc_size, "Bi-CGSTAB scalars");
+    partial = allocate(need * kSlots * static_cast<std::size_t>(dot_groups) * acc_size, "dot partials");
+    plan_of_column = allocate(need * sizeof(cl_int), "plan of each column");
+    lagged.reset();
+    columns = need;
+    fields_allocated = nv;
+  }
+
+  void set_columns(std::span<const double> dirs, std::size_t cols) {
+    if (dirs.size() != 3 * cols) throw DeviceError("directions: expected 3 values per column");
+    write_real(directions, dirs, "directions");
+    const std::vector<cl_int> ones(cols, 1), zeros(cols, 0);
+    write(active, ones.data(), cols * sizeof(cl_int), "column flags");
+    write(status, zeros.data(), cols * sizeof(cl_int), "column status");
+    write(iterations, zeros.data(), cols * sizeof(cl_int), "iteration counts");
+  }
+
+  void set_plans(std::span<const int> plans, std::size_t cols) {
+    if (!data.has_plans()) throw DeviceError("the sweep needs sweep plans in the transport data (dgrte export writes them)");
+    if (plans.size() != cols) throw DeviceError("plan_of_column: one plan per column");
+    for (int p : plans)
+      if (p < 0 || static_cast<std::size_t>(p) >= data.num_directions()) throw DeviceError("plan_of_column: no plan " + std::to_string(p));
+    write(plan_of_column, plans.data(), cols * sizeof(cl_int), "plan of each column");
+  }
+
+  // ---- launches -------------------------------------------------------------------------------
+  template <typename... Args>
+  void launch(const char* name, std::size_t g0, std::size_t g1, std::size_t l0, std::size_t l1, const Args&... args) {
+    cl_kernel k = kernels.at(name).get();
+    cl_uint index = 0;
+    auto set = [&](const auto& a) {
+      using A = std::decay_t<decltype(a)>;
+      cl_int err;
+      if constexpr (std::is_same_v<A, cl::Memory>) {
+        cl_mem m = a.get();
+        err = clSetKernelArg(k, index, sizeof(cl_mem), &m);
+      } else {
+        err = clSetKernelArg(k, index, sizeof(A), &a);
+      }
+      cl::check(err, "clSetKernelArg", std::string(name) + " argument " + std::to_string(index));
+      ++index;
+    };
+    (set(args), ...);
+    const std::size_t global[2] = {(g0 + l0 - 1) / l0 * l0, g1}, local[2] = {l0, l1};
+    const cl_int err = clEnqueueNDRangeKernel(queue.get(), k, l1 ? 2 : 1, nullptr, global, local, 0, nullptr, nullptr);
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES)
+      throw DeviceError(info.label() + ": out of device resources launching " + name + " (device memory in use " +
+                        mb(resident + columns * column_bytes(fields_allocated)) + ", budget " + mb(budget) + ")");
+    cl::check(err, "clEnqueueNDRangeKernel", name);
+  }
+  void launch_columns(const char* name, std::size_t work, std::size_t local, std::size_t cols, const auto&... args) {
+    launch(name, work, cols, local, 1, args...);
+  }
+  void launch_scalars(const char* name, std::size_t cols, const auto&... args) { launch(name, cols, 0, 1, 0, args...); }
+
+  cl_long n_long() const { return static_cast<cl_long>(n); }
+  cl_int K_int() const { return static_cast<cl_int>(data.K); }
+
+  void apply(const cl::Memory& u, const cl::Memory& y, std::size_t cols) {
+    const auto np = static_cast<std::size_t>(data.np);
+    const std::size_t groups = (static_cast<std::size_t>(data.K) + static_cast<std::size_t>(apply_epg) - 1) / static_cast<std::size_t>(apply_epg);
+    launch_columns("apply_operator", groups * static_cast<std::size_t>(apply_epg) * np, static_cast<std::size_t>(apply_epg) * np, cols,
+                   K_int(), n_long(), directions, geometry, neighbour_node, face_nodes, d_ref, lift, sigma_t, active, u, y);
+  }
+  void block_jacobi(bool include_sigma, const cl::Memory& r, const cl::Memory& z, std::size_t cols) {
+    const auto np = static_cast<std::size_t>(data.np);
+    const std::size_t groups = (static_cast<std::size_t>(data.K) + static_cast<std::size_t>(solve_epg) - 1) / static_cast<std::size_t>(solve_epg);
+    launch_columns("block_jacobi", groups * static_cast<std::size_t>(solve_epg) * np, static_cast<std::size_t>(solve_epg) * np, cols,
+                   K_int(), n_long(), cl_int(include_sigma ? 1 : 0), directions, geometry, face_nodes, d_ref, lift, sigma_t, active, r, z);
+  }
+  void sweep(const cl::Memory& rhs, const cl::Memory& u, std::size_t cols, bool has_lagged) {
+    const auto np = static_cast<std::size_t>(data.np), epg = static_cast<std::size_t>(solve_epg);
+    const cl::Memory& lag = has_lagged ? lagged : rhs;  // any valid buffer when unused
+    for (int l = 0; l + 1 < data.level_stride; ++l) {
+      const auto width = static_cast<std::size_t>(level_width[static_cast<std::size_t>(l)]);
+      if (width == 0) continue;
+      launch_columns("sweep_level", (width + epg - 1) / epg * epg * np, epg * np, cols, K_int(), n_long(), cl_int(l),
+                     cl_int(data.level_stride), plan_of_column, plan_level_begin, plan_order, plan_lagged,
+                     cl_int(has_lagged ? 1 : 0), lag, directions, geometry, neighbour_node, face_nodes, d_ref, lift, sigma_t,
+                     active, rhs, u);
+    }
+  }
+  void precondition(DevicePreconditioner pc, const cl::Memory& r, const cl::Memory& z, std::size_t cols) {
+    switch (pc) {
+      case DevicePreconditioner::none: launch_columns("copy_columns", vector_work(), static_cast<std::size_t>(blas_wg), cols, n_long(), active, r, z); return;
+      case DevicePreconditioner::partial_block_jacobi: block_jacobi(false, r, z, cols); return;
+      case DevicePreconditioner::block_jacobi: block_jacobi(true, r, z, cols); return;
+      case DevicePreconditioner::sweep: sweep(r, z, cols, false); return;
+    }
+  }
+  std::size_t vector_work() const {
+    return std::min<std::size_t>(static_cast<std::size_t>(dot_groups) * static_cast<std::size_t>(blas_wg) * 4,
+                                 (n + static_cast<std::size_t>(blas_wg) - 1) / static_cast<std::size_t>(blas_wg) * static_cast<std::size_t>(blas_wg));
+  }
+  void dot(const cl::Memory& a, const cl::Memory& b, int slot, std::size_t cols) {
+    launch_columns("dot_partial", static_cast<std::size_t>(dot_groups) * static_cast<std::size_t>(blas_wg), static_cast<std::size_t>(blas_wg), cols,
+                   n_long(), cl_int(slot), active, a, b, partial);
+  }
+  const cl::Memory& F(Field f) const { return fields[f]; }
+
+  BatchedSolve bicgstab(DevicePreconditioner pc, std::size_t cols, double rtol, int max_iterations) {
+    const auto wg = static_cast<std::size_t>(blas_wg), work = vector_work();
+    apply(F(kX), F(kY), cols);
+    launch_columns("bicg_residual", work, wg, cols, n_long(), active, F(kB), F(kY), F(kR), F(kRhat), F(kP), F(kV));
+    dot(F(kB), F(kB), 0, cols);
+    dot(F(kR), F(kR), 1, cols);
+    if (acc_size == 8) launch_scalars("bicg_start", cols, rtol, state, partial, active, status);
+    else launch_scalars("bicg_start", cols, static_cast<float>(rtol), state, partial, active, status);
+    std::vector<cl_int> flags(cols);
+    for (int it = 0; it < max_iterations; ++it) {
+      read(active, flags.data(), cols * sizeof(cl_int), "column flags");
+      if (std::none_of(flags.begin(), flags.end(), [](cl_int a) { return a != 0; })) break;
+      dot(F(kR), F(kRhat), 0, cols);
+      launch_scalars("bicg_rho", cols, state, partial, active, status);
+      launch_columns("bicg_update_p", work, wg, cols, n_long(), active, state, F(kR), F(kV), F(kP));
+      precondition(pc, F(kP), F(kPhat), cols);
+      apply(F(kPhat), F(kV), cols);
+      dot(F(kV), F(kRhat), 0, cols);
+      launch_scalars("bicg_alpha", cols, state, partial, active, status);
+      launch_columns("bicg_update_s", work, wg, cols, n_long(), active, state, F(kR), F(kV), F(kS));
+      precondition(pc, F(kS), F(kShat), cols);
+      apply(F(kShat), F(kT), cols);
+      dot(F(kT), F(kS), 0, cols);
+      dot(F(kT), F(kT), 1, cols);
+      launch_scalars("bicg_omega", cols, state, partial, active);
+      launch_columns("bicg_update_xr", work, wg, cols, n_long(), active, state, F(kPhat), F(kShat), F(kS), F(kT), F(kX), F(kR));
+      dot(F(kR), F(kR), 0, cols);
+      launch_scalars("bicg_check", cols, state, partial, active, status, iterations);
+    }
+    BatchedSolve out;
+    std::vector<cl_int> st(cols), its(cols);
+    read(status, st.data(), cols * sizeof(cl_int), "column status");
+    read(iterations, its.data(), cols * sizeof(cl_int), "iteration counts");
+    std::vector<double> scalars(cols * kStateValues);
+    if (acc_size == 8) {
+      read(state, scalars.data(), scalars.size() * 8, "Bi-CGSTAB scalars");
+    } else {
+      std::vector<float> f(scalars.size());
+      read(state, f.data(), f.size() * 4, "Bi-CGSTAB scalars");
+      std::copy(f.begin(), f.end(), scalars.begin());
+    }
+    for (std::size_t c = 0; c < cols; ++c) {
+      out.iterations.push_back(its[c]);
+      out.status.push_back(st[c] == 0 ? BicgStatus::iteration_limit : static_cast<BicgStatus>(st[c]));
+      out.residual_norm.push_back(scalars[c * kStateValues + 5]);
+      out.rhs_norm.push_back(scalars[c * kStateValues + 7]);
+    }
+    return out;
+  }
+
+  double median_seconds(int repeats, const auto& run) {
+    run();  // warm-up
+    cl::check(clFinish(queue.get()), "clFinish");
+    std::vector<double> t;
+    for (int r = 0; r < std::max(1, repeats); ++r) {
+      const auto t0 = Clock::now();
+      run();
+      cl::check(clFinish(queue.get()), "clFinish");
+      t.push_back(seconds_since(t0));
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+
+  // Columns with the data's directions (cycled) and the matching plans, fields filled with ones.
+  void prepare_benchmark(std::size_t cols, int vectors) {
+    reserve(cols, vectors, "a benchmark batch");
+    std::vector<double> dirs(3 * cols);
+    std::vector<int> plans(cols);
+    const std::size_t M = std::max<std::size_t>(1, data.num_directions());
+    for (std::size_t c = 0; c < cols; ++c) {
+      const std::size_t m = c % M;
+      plans[c] = static_cast<int>(m);
+      for (int k = 0; k < 3; ++k)
+        dirs[3 * c + static_cast<std::size_t>(k)] = data.directions.empty() ? (k == 0 ? 1.0 : 0.0) : data.directions[3 * m + static_cast<std::size_t>(k)];
+    }
+    set_columns(dirs, cols);
+    if (data.has_plans()) set_plans(plans, cols);
+    const std::vector<double> ones(n * cols, 1.0);
+    for (int v = 0; v < vectors; ++v) write_real(fields[static_cast<std::size_t>(v)], ones, "benchmark field");
+  }
+};
+
+DeviceTransport::DeviceTransport(const TransportData& data, const DeviceOptions& options)
+    : impl_(std::make_unique<Impl>(data, options)) {}
+DeviceTransport::~DeviceTransport() = default;
+
+const DeviceInfo& DeviceTransport::device() const { return impl_->info; }
+bool DeviceTransport::single_precision() const { return impl_->single; }
+std::string DeviceTransport::launch_config() const { return impl_->options; }
+bool DeviceTransport::cache_hit() const { return impl_->cache_hit; }
+double DeviceTransport::build_seconds() const { return impl_->build_seconds; }
+std::size_t DeviceTransport::budget_bytes() const { return impl_->budget; }
+std::size_t DeviceTransport::resident_bytes() const { return impl_->resident; }
+std::size_t DeviceTransport::max_columns(int vectors) const { return impl_->max_columns(vectors); }
+
+void DeviceTransport::set_sigma_t(std::span<const double> sigma_t) {
+  if (sigma_t.size() != impl_->n) throw DeviceError("set_sigma_t: one value per node expected");
+  impl_->write_real(impl_->sigma_t, sigma_t, "extinction coefficient");
+}
+
+namespace {
+void expect_columns(std::span<const double> v, std::size_t n, std::size_t cols, const char* what) {
+  if (v.size() != n * cols) throw DeviceError(std::string(what) + ": expected " + std::to_string(cols) + " columns of " + std::to_string(n) + " values");
+}
+}  // namespace
+
+void DeviceTransport::apply(std::span<const double> directions, std::span<const double> u, std::span<double> y) {
+  auto& d = *impl_;
+  const std::size_t cols = directions.size() / 3;
+  expect_columns(u, d.n, cols, "apply: u");
+  expect_columns(y, d.n, cols, "apply: y");
+  d.reserve(cols, 2, "an operator apply");
+  d.set_columns(directions, cols);
+  d.write_real(d.fields[kX], u, "u");
+  d.apply(d.F(kX), d.F(kB), cols);
+  d.read_real(d.F(kB), y, "y");
+}
+
+void DeviceTransport::block_jacobi(std::span<const double> directions, bool include_sigma, std::span<const double> r,
+                                   std::span<double> z) {
+  auto& d = *impl_;
+  const std::size_t cols = directions.size() / 3;
+  expect_columns(r, d.n, cols, "block_jacobi: r");
+  expect_columns(z, d.n, cols, "block_jacobi: z");
+  d.reserve(cols, 2, "a block-Jacobi solve");
+  d.set_columns(directions, cols);
+  d.write_real(d.fields[kX], r, "r");
+  d.block_jacobi(include_sigma, d.F(kX), d.F(kB), cols);
+  d.read_real(d.F(kB), z, "z");
+}
+
+void DeviceTransport::sweep(std::span<const double> directions, std::span<const int> plan_of_column,
+                            std::span<const double> rhs, std::span<double> u, std::span<const double> lagged) {
+  auto& d = *impl_;
+  const std::size_t cols = directions.size() / 3;
+  expect_columns(rhs, d.n, cols, "sweep: rhs");
+  expect_columns(u, d.n, cols, "sweep: u");
+  d.reserve(cols, 2, "a sweep");
+  d.set_columns(directions, cols);
+  d.set_plans(plan_of_column, cols);
+  d.write_real(d.fields[kX], rhs, "rhs");
+  d.write_real(d.fields[kB], u, "u");
+  if (!lagged.empty()) {
+    expect_columns(lagged, d.n, cols, "sweep: lagged");
+    if (!d.lagged) d.lagged = d.allocate(d.columns * d.column_bytes(1), "lagged traces");
+    d.write_real(d.lagged, lagged, "lagged");
+  }
+  d.sweep(d.F(kX), d.F(kB), cols, !lagged.empty());
+  d.read_real(d.F(kB), u, "u");
+}
+
+BatchedSolve DeviceTransport::solve_bicgstab(std::span<const double> directions, DevicePreconditioner pc,
+                                             std::span<const int> plan_of_column, std::span<const double> b,
+                                             std::span<double> x, double rtol, int max_iterations) {
+  auto& d = *impl_;
+  const std::size_t cols = directions.size() / 3;
+  expect_columns(b, d.n, cols, "solve: b");
+  expect_columns(x, d.n, cols, "solve: x");
+  d.reserve(cols, kNumFields, "a Bi-CGSTAB batch");
+  d.set_columns(directions, cols);
+  if (pc == DevicePreconditioner::sweep) d.set_plans(plan_of_column, cols);
+  d.write_real(d.fields[kB], b, "b");
+  d.write_real(d.fields[kX], x, "x");
+  auto out = d.bicgstab(pc, cols, rtol, max_iterations);
+  d.read_real(d.F(kX), x, "x");
+  return out;
+}
+
+double DeviceTransport::time_apply(std::size_t columns, int repeats) {
+  auto& d = *impl_;
+  d.prepare_benchmark(columns, 2);
+  return d.median_seconds(repeats, [&] { d.apply(d.F(kX), d.F(kB), columns); });
+}
+
+double DeviceTransport::time_block_jacobi(std::size_t columns, bool include_sigma, int repeats) {
+  auto& d = *impl_;
+  d.prepare_benchmark(columns, 2);
+  return d.median_seconds(repeats, [&] { d.block_jacobi(include_sigma, d.F(kX), d.F(kB), columns); });
+}
+
+double DeviceTransport::time_sweep(std::size_t columns, int repeats) {
+  auto& d = *impl_;
+  if (!d.data.has_plans()) throw DeviceError("time_sweep: the transport data has no sweep plans");
+  d.prepare_benchmark(columns, 2);
+  return d.median_seconds(repeats, [&] { d.sweep(d.F(kX), d.F(kB), columns, false); });
+}
+
+double DeviceTransport::copy_bandwidth(std::size_t bytes, int repeats) {
+  auto& d = *impl_;
+  const std::size_t values = bytes / d.real_size;
+  auto a = d.allocate(values * d.real_size, "bandwidth probe");
+  auto y = d.allocate(values * d.real_size, "bandwidth probe");
+  const std::vector<double> ones(values, 1.0);
+  d.write_real(a, ones, "bandwidth probe");
+  const auto work = std::min<std::size_t>(values, static_cast<std::size_t>(d.dot_groups) * static_cast<std::size_t>(d.blas_wg) * 16);
+  const double t = d.median_seconds(repeats, [&] {
+    d.launch("stream_copy", work, 0, static_cast<std::size_t>(d.blas_wg), 0, static_cast<cl_long>(values), a, y);
+  });
+  return 2.0 * static_cast<double>(values * d.real_size) / t;
+}
+
+}  // namespace dgrte::device

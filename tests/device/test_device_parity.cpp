@@ -1,0 +1,297 @@
+// Parity of the OpenCL kernels (run on PoCL in CI) with the CPU path: operator apply, block-Jacobi
+// solves, sweeps and batched Bi-CGSTAB against CpuTransport, transport::sweep_pass and PETSc's
+// KSPBCGS, P1-P4 in double; single precision against double. Without an OpenCL platform the tests
+// skip with a message, unless DGRTE_REQUIRE_OPENCL=1 (set by .ci/run), where they fail.
+#include "backend/cpu_transport.hpp"
+#include "backend/device_data.hpp"
+#include "backend/opencl_transport.hpp"
+#include "device/device_transport.hpp"
+#include "device/host_kernels.hpp"
+#include "transport/discretization.hpp"
+#include "transport/krylov_solver.hpp"
+#include "transport/sweep.hpp"
+#include "transport/upwind_operator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+namespace dgrte {
+namespace {
+
+using transport::Vec3;
+
+#define REQUIRE_OPENCL()                                                                                       \
+  do {                                                                                                         \
+    if (device::list_devices().empty()) {                                                                      \
+      if (const char* req = std::getenv("DGRTE_REQUIRE_OPENCL"); req && std::string(req) == "1")               \
+        FAIL() << "DGRTE_REQUIRE_OPENCL=1 but no OpenCL platform: install pocl-opencl-icd";                    \
+      GTEST_SKIP() << "no OpenCL platform on this machine (install pocl-opencl-icd): OpenCL parity not tested"; \
+    }                                                                                                          \
+  } while (0)
+
+const mesh::TetMesh& cube(double size) {
+  static std::map<double, mesh::TetMesh> cache;
+  auto it = cache.find(size);
+  if (it == cache.end()) it = cache.emplace(size, mesh::mesh_geo(DGRTE_SOURCE_DIR "/validation/mms/cube.geo", size)).first;
+  return it->second;
+}
+
+const std::vector<Vec3> kDirections{{0.62402, 0.52802, 0.57602}, {-0.48, 0.6, -0.64}, {1, 0, 0}, {0, -1, 0},
+                                    {0.2672612419124244, -0.5345224838248488, 0.8017837257372732}};
+
+std::vector<double> flat(const std::vector<Vec3>& dirs) {
+  std::vector<double> out;
+  for (const auto& s : dirs) out.insert(out.end(), s.begin(), s.end());
+  return out;
+}
+
+std::vector<double> sigma_of(const transport::Discretization& disc) {
+  std::vector<double> s(disc.num_dofs());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto& x = disc.node_position[i];
+    s[i] = 0.5 + 0.3 * x[0] * x[0] + 0.2 * x[1];
+  }
+  return s;
+}
+
+// A smooth field per column, different for each column.
+std::vector<double> smooth_columns(const transport::Discretization& disc, std::size_t cols) {
+  const std::size_t n = disc.num_dofs();
+  std::vector<double> u(n * cols);
+  for (std::size_t c = 0; c < cols; ++c)
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& x = disc.node_position[i];
+      u[c * n + i] = std::sin(x[0] + 2 * x[1] + static_cast<double>(c)) + std::cos(3 * x[2]) + 0.1 * static_cast<double>(i % 5);
+    }
+  return u;
+}
+
+// max |a - b| / max |b| over one column.
+double column_error(std::span<const double> a, std::span<const double> b) {
+  double d = 0, m = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i])), m = std::max(m, std::abs(b[i]));
+  return d / m;
+}
+
+device::DeviceOptions test_options() {
+  device::DeviceOptions o;
+  o.cache_dir = "none";
+  return o;
+}
+
+class DeviceParity : public ::testing::TestWithParam<int> {};
+
+TEST_P(DeviceParity, ApplyMatchesCpuTransport) {
+  REQUIRE_OPENCL();
+  const auto disc = transport::make_discretization(cube(0.6), GetParam());
+  const auto sigma = sigma_of(disc);
+  backend::OpenclTransport dev(disc, sigma, test_options());
+  backend::CpuTransport cpu(disc, 0);
+  const std::size_t n = disc.num_dofs(), M = kDirections.size();
+  const auto u = smooth_columns(disc, M);
+  std::vector<double> y(n * M), y_cpu(n);
+  dev.device().apply(flat(kDirections), u, y);
+  for (std::size_t c = 0; c < M; ++c) {
+    cpu.set_direction(kDirections[c], sigma, backend::BlockKind::none);
+    cpu.apply(std::span(u).subspan(c * n, n), y_cpu);
+    EXPECT_LT(column_error(std::span(y).subspan(c * n, n), y_cpu), 1e-12) << "direction " << c;
+  }
+  // The host twin computes the same.
+  std::vector<double> y_host(n * M);
+  device::host_apply(dev.data(), flat(kDirections), std::vector<int>(M, 1), u, y_host);
+  for (std::size_t c = 0; c < M; ++c)
+    EXPECT_LT(column_error(std::span(y).subspan(c * n, n), std::span(y_host).subspan(c * n, n)), 1e-12);
+}
+
+TEST_P(DeviceParity, BlockJacobiMatchesCpuTransport) {
+  REQUIRE_OPENCL();
+  const auto disc = transport::make_discretization(cube(0.6), GetParam());
+  const auto sigma = sigma_of(disc);
+  backend::OpenclTransport dev(disc, sigma, test_options());
+  backend::CpuTransport cpu(disc, std::size_t{1} << 30);
+  const std::size_t n = disc.num_dofs(), M = kDirections.size();
+  const auto r = smooth_columns(disc, M);
+  for (const auto kind : {backend::BlockKind::partial, backend::BlockKind::full}) {
+    std::vector<double> z(n * M), z_cpu(n);
+    dev.device().block_jacobi(flat(kDirections), kind == backend::BlockKind::full, r, z);
+    for (std::size_t c = 0; c < M; ++c) {
+      cpu.set_direction(kDirections[c], sigma, kind);
+      cpu.precondition(std::span(r).subspan(c * n, n), z_cpu);
+      EXPECT_LT(column_error(std::span(z).subspan(c * n, n), z_cpu), 1e-10) << "direction " << c;
+    }
+  }
+}
+
+TEST_P(DeviceParity, SweepMatchesCpuSweep) {
+  REQUIRE_OPENCL();
+  const auto disc = transport::make_discretization(cube(0.6), GetParam());
+  const auto sigma = sigma_of(disc);
+  const std::size_t n = disc.num_dofs(), M = kDirections.size();
+  std::vector<transport::SweepPlan> plans;
+  for (const auto& s : kDirections) plans.push_back(transport::plan_sweep(disc, s));
+  // Lag one face of every plan by hand so that the lagged path is exercised too.
+  for (auto& p : plans) {
+    const int e = p.order[p.order.size() / 2];
+    for (int f = 0; f < 4; ++f)
+      if (disc.mesh->neighbour[e][f] >= 0 && transport::inflow_coefficient(disc.geometry[e], f, p.direction) != 0.0) {
+        p.lagged_faces[e] |= static_cast<std::uint8_t>(1u << f);
+        ++p.lagged;
+        break;
+      }
+  }
+  auto data = backend::device_data(disc, sigma);
+  backend::add_directions(data, kDirections, {}, plans);
+  device::DeviceTransport dev(data, test_options());
+  const auto rhs = smooth_columns(disc, M), lagged = smooth_columns(disc, M);
+  std::vector<int> plan_of_column(M);
+  for (std::size_t c = 0; c < M; ++c) plan_of_column[c] = static_cast<int>(c);
+  for (const bool with_lagged : {false, true}) {
+    std::vector<double> u(n * M, 0.0), u_cpu(n);
+    dev.sweep(flat(kDirections), plan_of_column, rhs, u, with_lagged ? std::span<const double>(lagged) : std::span<const double>());
+    for (std::size_t c = 0; c < M; ++c) {
+      std::fill(u_cpu.begin(), u_cpu.end(), 0.0);
+      transport::sweep_pass(disc, plans[c], sigma, std::span(rhs).subspan(c * n, n), u_cpu,
+                            with_lagged ? std::span(lagged).subspan(c * n, n) : std::span<const double>());
+      EXPECT_LT(column_error(std::span(u).subspan(c * n, n), u_cpu), 1e-10) << "direction " << c << " lagged " << with_lagged;
+    }
+  }
+}
+
+// The manufactured case: b = A u_exact for a smooth u_exact; the batched device Bi-CGSTAB and
+// PETSc's KSPBCGS on the CPU operator reach the same solution in the same number of iterations (+-1).
+TEST_P(DeviceParity, BatchedBicgstabMatchesPetsc) {
+  REQUIRE_OPENCL();
+  const auto disc = transport::make_discretization(cube(0.6), GetParam());
+  const auto sigma = sigma_of(disc);
+  auto data = backend::device_data(disc, sigma);
+  std::vector<transport::SweepPlan> plans;
+  for (const auto& s : kDirections) plans.push_back(transport::plan_sweep(disc, s));
+  backend::add_directions(data, kDirections, {}, plans);
+  device::DeviceTransport dev(data, test_options());
+  backend::CpuTransport cpu(disc, std::size_t{1} << 30);
+  const std::size_t n = disc.num_dofs(), M = kDirections.size();
+  const auto exact = smooth_columns(disc, M);
+  std::vector<double> b(n * M);
+  for (std::size_t c = 0; c < M; ++c) {
+    cpu.set_direction(kDirections[c], sigma, backend::BlockKind::none);
+    cpu.apply(std::span(exact).subspan(c * n, n), std::span(b).subspan(c * n, n));
+  }
+  std::vector<int> plan_of_column(M);
+  for (std::size_t c = 0; c < M; ++c) plan_of_column[c] = static_cast<int>(c);
+  for (const auto pc : {device::DevicePreconditioner::partial_block_jacobi, device::DevicePreconditioner::block_jacobi,
+                        device::DevicePreconditioner::sweep}) {
+    std::vector<double> x(n * M, 0.0);
+    const auto res = dev.solve_bicgstab(flat(kDirections), pc, plan_of_column, b, x, 1e-12, 500);
+    for (std::size_t c = 0; c < M; ++c) {
+      ASSERT_EQ(res.status[c], device::BicgStatus::converged) << "direction " << c;
+      std::vector<double> x_cpu(n, 0.0);
+      transport::KrylovOptions ko;
+      ko.rtol = 1e-12;
+      int cpu_iterations;
+      if (pc == device::DevicePreconditioner::sweep) {
+        transport::SweepPreconditioned op(cpu, disc, plans[c], sigma);
+        op.set_direction(kDirections[c], sigma, backend::BlockKind::none);
+        cpu_iterations = transport::solve_bicgstab(op, std::span(b).subspan(c * n, n), x_cpu, ko).iterations;
+      } else {
+        cpu.set_direction(kDirections[c], sigma,
+                          pc == device::DevicePreconditioner::block_jacobi ? backend::BlockKind::full : backend::BlockKind::partial);
+        cpu_iterations = transport::solve_bicgstab(cpu, std::span(b).subspan(c * n, n), x_cpu, ko).iterations;
+      }
+      EXPECT_NEAR(res.iterations[c], cpu_iterations, 1) << "direction " << c << " preconditioner " << static_cast<int>(pc);
+      EXPECT_LT(column_error(std::span(x).subspan(c * n, n), x_cpu), 1e-10) << "direction " << c;
+      EXPECT_LT(column_error(std::span(x).subspan(c * n, n), std::span(exact).subspan(c * n, n)), 1e-9);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Orders, DeviceParity, ::testing::Values(1, 2, 3, 4));
+
+// Single precision: the operator and the solution of the manufactured case against double.
+TEST(DeviceSingle, ErrorAgainstDoubleIsAtSinglePrecisionLevel) {
+  REQUIRE_OPENCL();
+  for (const int p : {1, 2, 3, 4}) {
+    const auto disc = transport::make_discretization(cube(0.6), p);
+    const auto sigma = sigma_of(disc);
+    const auto data = backend::device_data(disc, sigma);
+    auto opt = test_options();
+    device::DeviceTransport dbl(data, opt);
+    opt.single_precision = true;
+    device::DeviceTransport sgl(data, opt);
+    const std::size_t n = disc.num_dofs(), M = kDirections.size();
+    const auto exact = smooth_columns(disc, M);
+    std::vector<double> b(n * M), y(n * M);
+    dbl.apply(flat(kDirections), exact, b);
+    sgl.apply(flat(kDirections), exact, y);
+    for (std::size_t c = 0; c < M; ++c) EXPECT_LT(column_error(std::span(y).subspan(c * n, n), std::span(b).subspan(c * n, n)), 1e-5);
+    std::vector<double> x(n * M, 0.0);
+    const auto res = sgl.solve_bicgstab(flat(kDirections), device::DevicePreconditioner::partial_block_jacobi, {}, b, x, 1e-6, 500);
+    for (std::size_t c = 0; c < M; ++c) {
+      EXPECT_EQ(res.status[c], device::BicgStatus::converged);
+      const double err = column_error(std::span(x).subspan(c * n, n), std::span(exact).subspan(c * n, n));
+      std::printf("single precision P%d direction %zu: %d iterations, max error / max |u| = %.2e\n", p, c, res.iterations[c], err);
+      EXPECT_LT(err, 1e-4) << "P" << p;
+    }
+  }
+}
+
+TEST(DeviceErrors, BudgetTooSmallNamesDeviceRequestAndBudget) {
+  REQUIRE_OPENCL();
+  const auto disc = transport::make_discretization(cube(0.6), 2);
+  const auto data = backend::device_data(disc, sigma_of(disc));
+  auto opt = test_options();
+  opt.memory_budget_bytes = 4 << 20;  // the problem fits, a batch of many columns does not
+  device::DeviceTransport dev(data, opt);
+  const std::size_t n = disc.num_dofs(), cols = dev.max_columns(11) + 1;
+  std::vector<double> dirs(3 * cols, 0.0), b(n * cols, 1.0), x(n * cols, 0.0);
+  for (std::size_t c = 0; c < cols; ++c) dirs[3 * c] = 1;
+  try {
+    dev.solve_bicgstab(dirs, device::DevicePreconditioner::none, {}, b, x, 1e-8, 10);
+    FAIL() << "expected a DeviceError";
+  } catch (const device::DeviceError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("budget"), std::string::npos) << what;
+    EXPECT_NE(what.find(dev.device().name), std::string::npos) << what;
+    EXPECT_NE(what.find("at most"), std::string::npos) << what;
+  }
+}
+
+TEST(DeviceCache, SecondBuildLoadsTheBinary) {
+  REQUIRE_OPENCL();
+  const auto disc = transport::make_discretization(cube(0.9), 1);
+  const auto data = backend::device_data(disc, sigma_of(disc));
+  const auto folder = std::filesystem::temp_directory_path() / ("dgrte-cache-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(folder);
+  auto opt = test_options();
+  opt.cache_dir = folder.string();
+  {
+    device::DeviceTransport first(data, opt);
+    EXPECT_FALSE(first.cache_hit());
+  }
+  device::DeviceTransport second(data, opt);
+  EXPECT_TRUE(second.cache_hit());
+  // The cached program computes the same as a fresh build.
+  std::vector<double> dirs{0.6, 0.0, 0.8}, u(disc.num_dofs(), 1.0), y1(u.size()), y2(u.size());
+  second.apply(dirs, u, y1);
+  device::DeviceTransport fresh(data, test_options());
+  fresh.apply(dirs, u, y2);
+  EXPECT_EQ(y1, y2);
+  std::filesystem::remove_all(folder);
+}
+
+TEST(DeviceSelection, UnknownDeviceListsTheDevices) {
+  REQUIRE_OPENCL();
+  try {
+    device::select_device("no-such-device-xyz");
+    FAIL() << "expected a DeviceError";
+  } catch (const device::DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find(device::list_devices().front().name), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(device::select_device("0:0").name, device::list_devices().front().name);
+}
+
+}  // namespace
+}  // namespace dgrte
