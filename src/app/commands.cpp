@@ -31,16 +31,19 @@ void add_run_command(CLI::App& app, CommandLine& cmd) {
   auto opts = std::make_shared<RunOptions>();
   auto out = std::make_shared<std::string>();
   auto linear = std::make_shared<bool>(false);
+  auto backend = std::make_shared<std::string>();
   run->add_option("case", opts->case_file, "Case file (YAML)")->required()->check(CLI::ExistingFile);
   run->add_option("-o,--output", *out, "Output directory (overrides output.directory)");
   run->add_flag("--linear", *linear, "Write linear sub-tetrahedra instead of Lagrange cells to solution.vtu");
   run->add_flag("-q,--quiet", opts->quiet, "Print nothing but errors and warnings");
+  run->add_option("--backend", *backend, "Where the transport solves run: cpu, opencl or auto (overrides solver.backend)");
   run->footer(
       "PETSc options (e.g. -ksp_monitor -ksp_rtol 1e-8 -log_view) go after the case file and other options;\n"
       "they override the case file's solver settings.");
-  run->callback([opts, out, linear, &cmd] {
+  run->callback([opts, out, linear, backend, &cmd] {
     if (!out->empty()) opts->output_directory = *out;
     if (*linear) opts->linear_vtk = true;
+    if (!backend->empty()) opts->backend = *backend;
     opts->progress = !opts->quiet && ::isatty(STDERR_FILENO);
     int pargc = static_cast<int>(cmd.petsc.size());
     std::vector<char*> pargv = cmd.petsc;

@@ -1,5 +1,8 @@
 #include "app/run_case.hpp"
 
+#include "app/device_backend.hpp"
+#include "backend/device_data.hpp"
+
 #include "backend/cpu_transport.hpp"
 #include "common/error.hpp"
 #include "common/version.hpp"
@@ -145,6 +148,109 @@ void finish(Setup& s, nlohmann::json& summary, double setup_seconds, double solv
   s.log(fmt::format("  wrote {} (total {:.2f} s)", (dir / "summary.json").string(), seconds_since(s.start)));
 }
 
+// The directions of a `directions:` run on the OpenCL device: every right-hand side built on the
+// host, then batches of directions in one device-resident Bi-CGSTAB (or sweep passes). The true
+// residual of each solution is recomputed with the CPU operator.
+void solve_directions_on_device(Setup& s, const problem::Medium& medium, const problem::Walls& walls, const BackendChoice& choice,
+                                const RunOptions& opt, io::InnerMethod inner, std::unique_ptr<device::DeviceTransport>& device,
+                                std::vector<std::vector<double>>& solutions, nlohmann::json& solves, double& solve_seconds) {
+  const auto& cs = s.cs;
+  const auto& disc = s.disc;
+  const std::size_t n = disc.num_dofs(), M = cs.directions.size();
+  std::vector<double> rhs(n * M), g(walls.num_faces() * walls.face_nodes());
+  for (std::size_t d = 0; d < M; ++d) {
+    const std::span<double> r(rhs.data() + d * n, n);
+    for (std::size_t i = 0; i < n; ++i) r[i] = medium.kappa[i] * medium.blackbody_intensity[i];
+    problem::add_user_source(medium, disc, cs.directions[d], r);
+    walls.inflow(-1, cs.directions[d], true, {}, {}, g);
+    walls.lift(cs.directions[d], g, r);
+  }
+  std::vector<transport::SweepPlan> plans;
+  const bool sweeps = inner == io::InnerMethod::sweep || cs.solver.preconditioner == io::Preconditioner::sweep;
+  if (sweeps)
+    for (const auto& dir : cs.directions) plans.push_back(transport::plan_sweep(disc, dir));
+  auto data = backend::device_data(disc, medium.sigma_t);
+  backend::add_directions(data, cs.directions, {}, plans);
+  device = std::make_unique<device::DeviceTransport>(std::move(data), choice.options);
+  s.log(fmt::format("  OpenCL device {} ({} precision), kernels {} in {:.2f} s", device->device().label(),
+                    device->single_precision() ? "single" : "double", device->cache_hit() ? "from the cache" : "built",
+                    device->build_seconds()));
+  const std::size_t chunk = std::max<std::size_t>(1, device->max_columns(11));
+  if (device->max_columns(11) == 0)
+    throw SolverError(fmt::format("{}: not one direction of {} unknowns fits the device memory budget", device->device().label(), n));
+  backend::CpuTransport check(disc, 0);
+  device::DevicePreconditioner pc = device::DevicePreconditioner::none;
+  switch (cs.solver.preconditioner) {
+    case io::Preconditioner::none: break;
+    case io::Preconditioner::partial_block_jacobi: pc = device::DevicePreconditioner::partial_block_jacobi; break;
+    case io::Preconditioner::block_jacobi: pc = device::DevicePreconditioner::block_jacobi; break;
+    case io::Preconditioner::sweep: pc = device::DevicePreconditioner::sweep; break;
+  }
+  for (std::size_t d0 = 0; d0 < M; d0 += chunk) {
+    const std::size_t cols = std::min(chunk, M - d0);
+    const auto t0 = Clock::now();
+    std::vector<double> dirs, u(n * cols, 0.0);
+    std::vector<int> plan_of_column;
+    for (std::size_t c = 0; c < cols; ++c) {
+      dirs.insert(dirs.end(), cs.directions[d0 + c].begin(), cs.directions[d0 + c].end());
+      plan_of_column.push_back(static_cast<int>(d0 + c));
+    }
+    const std::span<const double> b(rhs.data() + d0 * n, n * cols);
+    std::vector<int> iterations(cols, 1);
+    std::vector<std::string> reasons(cols);
+    std::vector<bool> converged(cols, true);
+    if (inner == io::InnerMethod::sweep) {
+      bool lagged = false;
+      for (std::size_t c = 0; c < cols; ++c) lagged = lagged || plans[d0 + c].lagged > 0;
+      std::vector<double> previous(u.size(), 0.0);
+      int passes = 0;
+      for (double change = 1; change > cs.solver.rtol;) {
+        if (++passes > 200) throw SolverError("device sweeps: lagged faces did not converge in 200 passes; use solver.inner: bicgstab");
+        device->sweep(dirs, plan_of_column, b, u, lagged ? std::span<const double>(previous) : std::span<const double>());
+        if (!lagged) break;
+        change = 0;
+        for (std::size_t c = 0; c < cols; ++c) {
+          double dc = 0, scale = 0;
+          for (std::size_t i = c * n; i < (c + 1) * n; ++i) dc = std::max(dc, std::abs(u[i] - previous[i])), scale = std::max(scale, std::abs(u[i]));
+          change = std::max(change, scale > 0 ? dc / scale : dc);
+        }
+        previous = u;
+      }
+      std::fill(iterations.begin(), iterations.end(), passes);
+      std::fill(reasons.begin(), reasons.end(), lagged ? "sweep passes converged" : "exact sweep (no cycles)");
+    } else {
+      const auto res = device->solve_bicgstab(dirs, pc, plan_of_column, b, u, cs.solver.rtol, cs.solver.max_iterations);
+      for (std::size_t c = 0; c < cols; ++c) {
+        iterations[c] = res.iterations[c];
+        reasons[c] = device::to_string(res.status[c]);
+        converged[c] = res.status[c] == device::BicgStatus::converged;
+        if (!converged[c])
+          throw SolverError(fmt::format("direction {}: Bi-CGSTAB on {} stopped ({}) after {} iterations (relative residual {:.3e}, "
+                                        "rtol {:.1e}); try more iterations (solver.max_iterations) or the block-jacobi preconditioner",
+                                        d0 + c, device->device().label(), reasons[c], res.iterations[c],
+                                        res.residual_norm[c] / std::max(res.rhs_norm[c], 1e-300), cs.solver.rtol));
+      }
+    }
+    const double sec = seconds_since(t0) / static_cast<double>(cols);
+    for (std::size_t c = 0; c < cols; ++c) {
+      const auto& dir = cs.directions[d0 + c];
+      std::vector<double> x(u.begin() + static_cast<long>(c * n), u.begin() + static_cast<long>((c + 1) * n)), y(n);
+      check.set_direction(dir, medium.sigma_t, backend::BlockKind::none);
+      check.apply(x, y);
+      double r2 = 0, b2 = 0;
+      for (std::size_t i = 0; i < n; ++i) r2 += (y[i] - b[c * n + i]) * (y[i] - b[c * n + i]), b2 += b[c * n + i] * b[c * n + i];
+      const double rel = b2 > 0 ? std::sqrt(r2 / b2) : std::sqrt(r2);
+      solves.push_back({{"iterations", iterations[c]}, {"relative_residual", rel}, {"converged", converged[c]}, {"reason", reasons[c]},
+                        {"direction", {dir[0], dir[1], dir[2]}}, {"seconds", sec}, {"batch", d0 / chunk}});
+      s.log(fmt::format("  direction {} ({:.5g}, {:.5g}, {:.5g}): {} iterations, relative residual {:.2e} (OpenCL batch of {})", d0 + c,
+                        dir[0], dir[1], dir[2], iterations[c], rel, cols));
+      solutions.push_back(std::move(x));
+    }
+    solve_seconds += seconds_since(t0);
+  }
+  (void)opt;
+}
+
 // `directions:` — independent one-direction transport solves (no quadrature, no coupling).
 nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
   const auto& cs = s.cs;
@@ -165,7 +271,14 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
   double solve_seconds = 0;
   std::size_t preconditioner_bytes = 0;
   std::vector<double> rhs(n), g(walls.num_faces() * walls.face_nodes());
-  for (std::size_t d = 0; d < cs.directions.size(); ++d) {
+  const auto backend_choice = choose_backend(cs.solver);
+  std::unique_ptr<device::DeviceTransport> device;
+  if (backend_choice.opencl) {
+    if (cs.solver.positivity)
+      throw InputError(fmt::format("{}: the positivity limiter runs in the CPU sweeps only; use solver.backend: cpu", cs.solver.positivity_where));
+    solve_directions_on_device(s, medium, walls, backend_choice, opt, inner, device, solutions, solves, solve_seconds);
+  }
+  for (std::size_t d = 0; d < (device ? 0 : cs.directions.size()); ++d) {
     const auto& dir = cs.directions[d];
     const auto t0 = Clock::now();
     for (std::size_t i = 0; i < n; ++i) rhs[i] = medium.kappa[i] * medium.blackbody_intensity[i];
@@ -231,6 +344,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
                        {"preconditioner", io::to_string(cs.solver.preconditioner)}, {"rtol", cs.solver.rtol},
                        {"max_iterations", cs.solver.max_iterations}, {"preconditioner_bytes", preconditioner_bytes},
                        {"preconditioner_blocks_cached", preconditioner_bytes > 0 || blocks == backend::BlockKind::none}};
+  summary["backend"] = backend_summary(backend_choice, device.get());
   auto cell_fields = element_fields(s.mesh);
   if (cs.exact) {
     double err2 = 0, ex2 = 0, linf = 0;
@@ -345,6 +459,25 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                                  "one; with scattering or diffusely reflecting walls use solver.outer: source-iteration",
                                  cs.solver.positivity_where));
   go.progress = opt.progress;
+  const auto backend_choice = choose_backend(cs.solver);
+  std::unique_ptr<device::DeviceTransport> device;
+  std::vector<transport::SweepPlan> device_plans;
+  if (backend_choice.opencl) {
+    if (go.positivity) throw InputError(fmt::format("{}: the positivity limiter runs in the CPU sweeps only; use solver.backend: cpu", cs.solver.positivity_where));
+    std::vector<transport::Vec3> dirs;
+    for (std::size_t m = 0; m < quad.size(); ++m) dirs.push_back(walls.streaming(static_cast<int>(m)));
+    if (solver::uses_sweep_plans(go)) {
+      device_plans = solver::plan_sweeps(disc, walls, quad);
+      go.plans = &device_plans;
+    }
+    auto data = backend::device_data(disc, medium.sigma_t);
+    backend::add_directions(data, dirs, {}, device_plans);
+    device = std::make_unique<device::DeviceTransport>(std::move(data), backend_choice.options);
+    go.device = device.get();
+    s.log(fmt::format("  OpenCL device {} ({} precision), kernels {} in {:.2f} s", device->device().label(),
+                      device->single_precision() ? "single" : "double", device->cache_hit() ? "from the cache" : "built",
+                      device->build_seconds()));
+  }
   s.log(fmt::format("dgrte {}: case {} — {} tets, order {}, {}, {} ordinates{}{}", kVersion, cs.file.string(), disc.num_elements(),
                     cs.order, quad.name, quad.size(), medium.scatters() ? ", scattering" : "",
                     walls.reflects() ? ", reflecting walls" : ""));
@@ -475,6 +608,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   if (!beams.empty()) {
     nlohmann::json jb = nlohmann::json::array();
     for (const auto& b : beams.beams) jb.push_back({{"direction", b.direction}, {"generation", b.generation}});
+  summary["backend"] = backend_summary(backend_choice, device.get());
     summary["collimated"] = {{"beams", jb}, {"generations", beams.generations}, {"unfollowed_fraction", beams.unfollowed_fraction},
                              {"G_integral_W_per_m", output::volume_integral(disc, beams.G)}};
   }
@@ -846,10 +980,17 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
 
 }  // namespace
 
-nlohmann::json run_case(const RunOptions& opt) {
+static nlohmann::json run_case_unguarded(const RunOptions& opt) {
   Setup s{io::read_case(opt.case_file), {}, {}, {}, {}, Clock::now(), 0};
   if (opt.output_directory) s.cs.output.directory = *opt.output_directory;
   if (opt.linear_vtk) s.cs.output.linear = *opt.linear_vtk;
+  if (opt.backend) {
+    if (*opt.backend != "cpu" && *opt.backend != "opencl" && *opt.backend != "auto")
+      throw InputError(fmt::format("--backend {}: use cpu, opencl or auto", *opt.backend));
+    if (s.cs.solver.monte_carlo() && *opt.backend != "cpu") throw InputError("--backend: the Monte Carlo tracer runs on the CPU");
+    s.cs.solver.backend = *opt.backend;
+    s.cs.solver.backend_where.clear();
+  }
   s.log = [&](const std::string& line) {
     if (!opt.quiet) std::cout << line << std::endl;
   };
@@ -871,6 +1012,16 @@ nlohmann::json run_case(const RunOptions& opt) {
   s.disc = transport::make_discretization(s.mesh, s.cs.order);
   if (s.cs.solver.monte_carlo()) return run_montecarlo(s, opt);
   return s.cs.angular ? run_angular(s, opt) : run_directions(s, opt);
+}
+
+// The device core throws DeviceError (out of device memory, kernel build failure, ...): a solver
+// failure for the command line's exit codes, not an internal error.
+nlohmann::json run_case(const RunOptions& opt) {
+  try {
+    return run_case_unguarded(opt);
+  } catch (const device::DeviceError& e) {
+    throw SolverError(fmt::format("OpenCL backend: {}", e.what()));
+  }
 }
 
 }  // namespace dgrte::app

@@ -13,6 +13,7 @@ struct RunOptions {
   std::optional<bool> linear_vtk;                         // --linear
   bool progress = false;                                  // progress line on a terminal
   bool quiet = false;
+  std::optional<std::string> backend;                     // --backend overrides solver.backend
 };
 
 // Runs the case and returns the summary that was written to summary.json.

@@ -53,7 +53,8 @@ std::vector<T> converted(std::span<const double> v) {
 }  // namespace
 
 struct DeviceTransport::Impl {
-  const TransportData& data;
+  TransportData data;  // sizes, directions and level offsets; the large arrays are freed after upload
+  bool has_plans = false;
   DeviceOptions opt;
   DeviceInfo info;
   bool single = false;
@@ -81,8 +82,9 @@ struct DeviceTransport::Impl {
   int fields_allocated = 0;
   cl::Memory directions, active, status, iterations, state, partial, plan_of_column, lagged;
 
-  Impl(const TransportData& d, const DeviceOptions& o) : data(d), opt(o) {
-    d.validate();
+  Impl(TransportData d, const DeviceOptions& o) : data(std::move(d)), opt(o) {
+    data.validate();
+    has_plans = data.has_plans();
     info = select_device(o.device);
     dev = cl::device_id(info);
     single = o.single_precision;
@@ -90,7 +92,7 @@ struct DeviceTransport::Impl {
       throw DeviceError(info.label() + " has no double precision (cl_khr_fp64): use solver.precision: single or another device");
     real_size = single ? 4 : 8;
     acc_size = info.fp64 ? 8 : 4;
-    n = static_cast<std::size_t>(d.num_dofs());
+    n = static_cast<std::size_t>(data.num_dofs());
     budget = o.memory_budget_bytes ? o.memory_budget_bytes : info.global_memory / 4 * 3;
     choose_launch_shape();
     cl_int err = CL_SUCCESS;
@@ -280,7 +282,7 @@ struct DeviceTransport::Impl {
     geometry = upload_real(data.geometry, "element geometry");
     neighbour_node = upload(data.neighbour_node, "neighbour map");
     sigma_t = upload_real(data.sigma_t, "extinction coefficient");
-    if (data.has_plans()) {
+    if (has_plans) {
       plan_order = upload(data.plan_order, "sweep orders");
       plan_level_begin = upload(data.plan_level_begin, "sweep levels");
       plan_lagged = upload(data.plan_lagged, "lagged faces");
@@ -295,6 +297,9 @@ struct DeviceTransport::Impl {
     if (resident > budget)
       throw DeviceError(info.label() + ": the problem arrays need " + mb(resident) + " of device memory, the budget is " +
                         mb(budget));
+    for (auto* v : {&data.d_ref, &data.lift, &data.geometry, &data.sigma_t, &data.rhs}) std::vector<double>().swap(*v);
+    for (auto* v : {&data.neighbour_node, &data.plan_order, &data.face_nodes}) std::vector<int>().swap(*v);
+    std::vector<std::uint8_t>().swap(data.plan_lagged);
   }
 
   std::size_t column_bytes(int vectors) const { return static_cast<std::size_t>(vectors) * n * real_size; }
@@ -339,7 +344,7 @@ struct DeviceTransport::Impl {
   }
 
   void set_plans(std::span<const int> plans, std::size_t cols) {
-    if (!data.has_plans()) throw DeviceError("the sweep needs sweep plans in the transport data (dgrte export writes them)");
+    if (!has_plans) throw DeviceError("the sweep needs sweep plans in the transport data (dgrte export writes them)");
     if (plans.size() != cols) throw DeviceError("plan_of_column: one plan per column");
     for (int p : plans)
       if (p < 0 || static_cast<std::size_t>(p) >= data.num_directions()) throw DeviceError("plan_of_column: no plan " + std::to_string(p));
@@ -498,14 +503,14 @@ struct DeviceTransport::Impl {
         dirs[3 * c + static_cast<std::size_t>(k)] = data.directions.empty() ? (k == 0 ? 1.0 : 0.0) : data.directions[3 * m + static_cast<std::size_t>(k)];
     }
     set_columns(dirs, cols);
-    if (data.has_plans()) set_plans(plans, cols);
+    if (has_plans) set_plans(plans, cols);
     const std::vector<double> ones(n * cols, 1.0);
     for (int v = 0; v < vectors; ++v) write_real(fields[static_cast<std::size_t>(v)], ones, "benchmark field");
   }
 };
 
-DeviceTransport::DeviceTransport(const TransportData& data, const DeviceOptions& options)
-    : impl_(std::make_unique<Impl>(data, options)) {}
+DeviceTransport::DeviceTransport(TransportData data, const DeviceOptions& options)
+    : impl_(std::make_unique<Impl>(std::move(data), options)) {}
 DeviceTransport::~DeviceTransport() = default;
 
 const DeviceInfo& DeviceTransport::device() const { return impl_->info; }
@@ -604,7 +609,7 @@ double DeviceTransport::time_block_jacobi(std::size_t columns, bool include_sigm
 
 double DeviceTransport::time_sweep(std::size_t columns, int repeats) {
   auto& d = *impl_;
-  if (!d.data.has_plans()) throw DeviceError("time_sweep: the transport data has no sweep plans");
+  if (!d.has_plans) throw DeviceError("time_sweep: the transport data has no sweep plans");
   d.prepare_benchmark(columns, 2);
   return d.median_seconds(repeats, [&] { d.sweep(d.F(kX), d.F(kB), columns, false); });
 }

@@ -28,7 +28,8 @@ enum class DevicePreconditioner { none, partial_block_jacobi, block_jacobi, swee
 
 class DeviceTransport {
  public:
-  DeviceTransport(const TransportData& data, const DeviceOptions& options);
+  // Takes the data (move it in): uploaded once, then the host copies of the large arrays are freed.
+  DeviceTransport(TransportData data, const DeviceOptions& options);
   ~DeviceTransport();
   DeviceTransport(const DeviceTransport&) = delete;
   DeviceTransport& operator=(const DeviceTransport&) = delete;

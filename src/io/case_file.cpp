@@ -313,7 +313,8 @@ std::vector<BoundarySpec> parse_boundaries(const Ctx& c, const YAML::Node& n) {
 SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
   check_map(c, n, "solver", {"method", "preconditioner", "rtol", "max_iterations", "preconditioner_memory_mb", "inner",
                               "outer", "outer_tolerance", "outer_max_iterations", "positivity", "threads",
-                              "spectral_block_mb", "paths", "batches", "seed", "probe_rays"});
+                              "spectral_block_mb", "paths", "batches", "seed", "probe_rays", "backend", "device", "precision",
+                              "device_memory_mb"});
   SolverSpec s;
   if (n["threads"]) {
     const auto v = scalar<std::string>(c, n["threads"], "solver.threads", "directions or levels");
@@ -395,6 +396,30 @@ SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
     s.spectral_block_mb = number(c, n["spectral_block_mb"], "solver.spectral_block_mb");
     if (!(s.spectral_block_mb >= 0)) c.fail("solver.spectral_block_mb", n["spectral_block_mb"], "must be >= 0 (MB; 0 = one point at a time)");
   }
+  if (n["backend"]) {
+    s.backend = scalar<std::string>(c, n["backend"], "solver.backend", "cpu, opencl or auto");
+    s.backend_where = c.where("solver.backend", n["backend"]);
+    if (s.backend != "cpu" && s.backend != "opencl" && s.backend != "auto")
+      c.fail("solver.backend", n["backend"], fmt::format("unknown backend '{}'; use cpu, opencl or auto", s.backend));
+  }
+  if (n["device"]) s.device = scalar<std::string>(c, n["device"], "solver.device", "auto, P:D (platform:device) or part of a device name");
+  if (n["precision"]) {
+    const auto v = scalar<std::string>(c, n["precision"], "solver.precision", "double or single");
+    if (v != "double" && v != "single") c.fail("solver.precision", n["precision"], fmt::format("unknown precision '{}'; use double or single", v));
+    s.single_precision = v == "single";
+  }
+  if (n["device_memory_mb"]) {
+    s.device_memory_mb = number(c, n["device_memory_mb"], "solver.device_memory_mb");
+    if (!(s.device_memory_mb >= 0)) c.fail("solver.device_memory_mb", n["device_memory_mb"], "must be >= 0 (MB; 0 = 3/4 of the device)");
+  }
+  const bool device_keys = n["device"] || n["precision"] || n["device_memory_mb"];
+  if (device_keys && s.backend == "cpu")
+    c.fail("solver.backend", n["backend"] ? n["backend"] : n,
+           "solver.device, solver.precision and solver.device_memory_mb apply to the OpenCL backend: add backend: opencl (or auto)");
+  if (s.single_precision && s.backend != "opencl")
+    c.fail("solver.precision", n["precision"], "single precision exists on the OpenCL backend only: add backend: opencl");
+  if (s.monte_carlo() && s.backend != "cpu")
+    c.fail("solver.backend", n["backend"], "the Monte Carlo tracer runs on the CPU; remove solver.backend");
   return s;
 }
 

@@ -131,6 +131,13 @@ struct SolverSpec {
   int max_iterations = 5000;
   double preconditioner_memory_mb = 2048;  // cap on cached element-block inverses per direction
   double spectral_block_mb = 256;          // properties of one block of spectral points (kappa_j, a_j per node)
+  // Where the transport solves run (issue 13): cpu (OpenMP + PETSc), opencl (the device core,
+  // src/device), auto (a GPU with fp64 if one is present, else cpu). `device`: auto, "P:D" or a name.
+  std::string backend = "cpu";
+  std::string device = "auto";
+  bool single_precision = false;  // solver.precision: double (default) | single (OpenCL only)
+  double device_memory_mb = 0;    // device memory budget; 0 = 3/4 of the device's memory
+  std::string backend_where;      // file: key (line), for errors about the backend
 };
 
 struct ProbeSpec {

@@ -80,7 +80,14 @@ class TransportSweep {
         report.lagged_fraction.push_back(p.lagged_fraction);
       }
     }
-    if (opt.inner == io::InnerMethod::sweep) {
+    if (opt.device) {
+      if (opt.positivity) throw InputError("solver.positivity: the positivity limiter runs in the CPU sweeps only; use solver.backend: cpu");
+      opt.device->set_sigma_t(medium.sigma_t);
+      // The device solves a batch together: as many ordinates as its memory budget holds.
+      batch_ = std::max<std::size_t>(1, opt.device->max_columns(11));
+      if (opt.device->max_columns(11) == 0)
+        throw SolverError(fmt::format("{}: not one ordinate of {} unknowns fits the device memory budget", opt.device->device().label(), n));
+    } else if (opt.inner == io::InnerMethod::sweep) {
       // As many ordinates per batch as a 64 MB field budget allows (at least two per thread):
       // fewer OpenMP regions per transport sweep; barriers are costly on a loaded machine.
       const std::size_t per_ordinate = 3 * n * sizeof(double) + walls.num_faces() * walls.face_nodes() * sizeof(double);
@@ -127,11 +134,15 @@ class TransportSweep {
       for (std::size_t k = 0; k < members.size(); ++k) slots_[k].resize(n, nb);
       const auto ng = static_cast<long>(g1 - g0);
       std::vector<std::pair<long, long>> counts(static_cast<std::size_t>(ng));
-      // Groups in parallel with sweeps (PETSc's Bi-CGSTAB runs one ordinate at a time).
-      parallel_for(ng, opt_.inner == io::InnerMethod::sweep && !opt_.threads_over_levels ? 2 : ng + 1, [&](long gi) {
-        const auto gu = static_cast<std::size_t>(gi);
-        counts[gu] = solve_group(members, slot_of_group[gu], slot_of_group[gu + 1], phi, state, with_sources, specular);
-      }, 1);
+      if (opt_.device) {
+        counts.assign(1, solve_on_device(members, phi, state, with_sources, specular));
+      } else {
+        // Groups in parallel with sweeps (PETSc's Bi-CGSTAB runs one ordinate at a time).
+        parallel_for(ng, opt_.inner == io::InnerMethod::sweep && !opt_.threads_over_levels ? 2 : ng + 1, [&](long gi) {
+          const auto gu = static_cast<std::size_t>(gi);
+          counts[gu] = solve_group(members, slot_of_group[gu], slot_of_group[gu + 1], phi, state, with_sources, specular);
+        }, 1);
+      }
       for (const auto& [p, gp] : counts) {
         report_.inner_iterations += p;
         report_.specular_passes += gp;
@@ -192,6 +203,104 @@ class TransportSweep {
                                   "a mirror enclosure with (almost) no absorption traps the radiation; add absorption or "
                                   "a non-reflecting wall",
                                   members[k0], kMaxPasses));
+  }
+
+  // The batch's ordinates on the device, all at once. Specular reflection couples ordinates of a
+  // group: block Jacobi over the batch (every ordinate's inflow from the previous pass's traces)
+  // until the exchanged traces stop changing. Returns (inner iterations, passes).
+  std::pair<long, long> solve_on_device(const std::vector<int>& members, std::span<const double> phi,
+                                        std::span<const double> state, bool with_sources, std::vector<double>& specular) {
+    const std::size_t count = members.size(), n = disc_.num_dofs();
+    for (std::size_t k = 0; k < count; ++k) build_base(members[k], phi, with_sources, slots_[k].base);
+    const bool coupled = walls_.specular_size() > 0;
+    const std::span<const double> extra = beams_ ? std::span<const double>(beams_->diffuse_irradiation) : std::span<const double>();
+    const std::size_t chunk = std::max<std::size_t>(1, opt_.device->max_columns(11));
+    long inner = 0;
+    constexpr int kMaxPasses = 20000;
+    for (int pass = 1; pass <= kMaxPasses; ++pass) {
+      for (std::size_t k = 0; k < count; ++k) {
+        auto& sl = slots_[k];
+        const auto& v = walls_.streaming(members[k]);
+        walls_.inflow(members[k], v, with_sources, state, specular, sl.g, extra);
+        std::copy(sl.base.begin(), sl.base.end(), sl.rhs.begin());
+        walls_.lift(v, sl.g, sl.rhs);
+      }
+      for (std::size_t k0 = 0; k0 < count; k0 += chunk) {
+        const std::size_t cols = std::min(chunk, count - k0);
+        std::vector<double> dirs(3 * cols), rhs(n * cols), u(n * cols, 0.0);
+        std::vector<int> plans(cols);
+        for (std::size_t c = 0; c < cols; ++c) {
+          const int m = members[k0 + c];
+          const auto& v = walls_.streaming(m);
+          std::copy(v.begin(), v.end(), dirs.begin() + static_cast<long>(3 * c));
+          std::copy(slots_[k0 + c].rhs.begin(), slots_[k0 + c].rhs.end(), rhs.begin() + static_cast<long>(n * c));
+          plans[c] = m;
+        }
+        inner += device_solve(dirs, plans, rhs, u, members[k0]);
+        for (std::size_t c = 0; c < cols; ++c)
+          std::copy(u.begin() + static_cast<long>(n * c), u.begin() + static_cast<long>(n * (c + 1)), slots_[k0 + c].u.begin());
+      }
+      double change = 0, magnitude = 0;
+      for (std::size_t k = 0; k < count; ++k) {
+        const auto [c, a] = walls_.record_specular(members[k], slots_[k].u, specular);
+        change = std::max(change, c);
+        magnitude = std::max(magnitude, a);
+      }
+      if (!coupled || change <= std::max(opt_.inner_rtol, 1e-13) * magnitude) return {inner, pass};
+    }
+    throw SolverError(fmt::format("specular reflections of the ordinate batch of ordinate {} did not converge in {} passes: "
+                                  "a mirror enclosure with (almost) no absorption traps the radiation; add absorption or "
+                                  "a non-reflecting wall",
+                                  members[0], kMaxPasses));
+  }
+
+  // One device solve of `plans.size()` columns: sweeps (passes while lagged faces change) or
+  // batched Bi-CGSTAB. Returns the inner iterations summed over the columns.
+  long device_solve(std::span<const double> dirs, std::span<const int> plans, std::span<const double> rhs, std::span<double> u,
+                    int first_ordinate) {
+    auto& dev = *opt_.device;
+    const std::size_t cols = plans.size(), n = disc_.num_dofs();
+    if (opt_.inner == io::InnerMethod::sweep) {
+      bool lagged = false;
+      for (int m : plans) lagged = lagged || (*plans_)[static_cast<std::size_t>(m)].lagged > 0;
+      if (!lagged) {
+        dev.sweep(dirs, plans, rhs, u);
+        return static_cast<long>(cols);
+      }
+      std::vector<double> previous(u.begin(), u.end());
+      for (int passes = 1; passes <= 200; ++passes) {
+        dev.sweep(dirs, plans, rhs, u, previous);
+        double worst = 0;
+        for (std::size_t c = 0; c < cols; ++c) {
+          double change = 0, scale = 0;
+          for (std::size_t i = c * n; i < (c + 1) * n; ++i) change = std::max(change, std::abs(u[i] - previous[i])), scale = std::max(scale, std::abs(u[i]));
+          worst = std::max(worst, scale > 0 ? change / scale : change);
+        }
+        if (worst <= opt_.inner_rtol) return static_cast<long>(cols) * passes;
+        std::copy(u.begin(), u.end(), previous.begin());
+      }
+      throw SolverError(fmt::format("device sweeps of the batch starting at ordinate {}: lagged faces did not converge in 200 "
+                                    "passes; use solver.inner: bicgstab",
+                                    first_ordinate));
+    }
+    device::DevicePreconditioner pc = device::DevicePreconditioner::none;
+    switch (opt_.preconditioner) {
+      case io::Preconditioner::none: pc = device::DevicePreconditioner::none; break;
+      case io::Preconditioner::partial_block_jacobi: pc = device::DevicePreconditioner::partial_block_jacobi; break;
+      case io::Preconditioner::block_jacobi: pc = device::DevicePreconditioner::block_jacobi; break;
+      case io::Preconditioner::sweep: pc = device::DevicePreconditioner::sweep; break;
+    }
+    const auto res = dev.solve_bicgstab(dirs, pc, plans, rhs, u, opt_.inner_rtol, opt_.inner_max_iterations);
+    long its = 0;
+    for (std::size_t c = 0; c < cols; ++c) {
+      its += res.iterations[c];
+      if (res.status[c] != device::BicgStatus::converged)
+        throw SolverError(fmt::format("{}: Bi-CGSTAB of ordinate {} stopped ({}) after {} iterations, residual {:.3e} of ||b|| {:.3e} "
+                                      "(rtol {:.1e}); raise solver.max_iterations or use solver.preconditioner: block-jacobi",
+                                      dev.device().label(), plans[c], device::to_string(res.status[c]), res.iterations[c],
+                                      res.residual_norm[c], res.rhs_norm[c], opt_.inner_rtol));
+    }
+    return its;
   }
 
   long solve_one(int m, const std::vector<double>& rhs, std::vector<double>& u) {

@@ -6,6 +6,7 @@
 // ordinate once for given x (inner solver: sweeps, or Bi-CGSTAB per ordinate) and returns new x.
 //   source iteration:  x <- T(x) until G stops changing;
 //   Krylov (GMRES or Bi-CGSTAB, PETSc): (I - T0) x = T(0), T0 = T without sources.
+#include "device/device_transport.hpp"
 #include "io/case_file.hpp"
 #include "problem/problem.hpp"
 #include "solver/collimated.hpp"
@@ -35,6 +36,11 @@ struct GrayOptions {
   // Sweep plans made beforehand, one per ordinate (plan_sweeps): a spectral loop solves many gray
   // problems on the same mesh and set, and the plans depend on neither kappa nor the sources.
   const std::vector<transport::SweepPlan>* plans = nullptr;
+  // The OpenCL backend (solver.backend: opencl): the ordinates of a batch are solved together on
+  // this device (batched Bi-CGSTAB, or sweeps whose plan m is ordinate m's), the outer iteration and
+  // the moments stay on the host. Its data must hold one direction and plan per ordinate (plans
+  // only when uses_sweep_plans). Null: the CPU path.
+  device::DeviceTransport* device = nullptr;
 };
 
 struct GrayResult {

@@ -1,0 +1,155 @@
+#include "app/device_backend.hpp"
+
+#include "backend/device_data.hpp"
+#include "common/error.hpp"
+#include "mesh/tet_mesh.hpp"
+#include "problem/problem.hpp"
+#include "solver/gray_solver.hpp"
+#include "transport/discretization.hpp"
+#include "transport/sweep.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+namespace dgrte::app {
+
+BackendChoice choose_backend(const io::SolverSpec& solver) {
+  BackendChoice c;
+  c.options.device = solver.device;
+  c.options.single_precision = solver.single_precision;
+  c.options.memory_budget_bytes = static_cast<std::size_t>(solver.device_memory_mb * 1024.0 * 1024.0);
+  if (solver.backend == "cpu") {
+    c.reason = "solver.backend: cpu";
+    return c;
+  }
+  if (solver.backend == "auto") {
+    const auto gpu = device::first_fp64_gpu();
+    if (gpu.platform_index < 0) {
+      c.reason = device::list_devices().empty() ? "auto: no OpenCL platform, CPU path" : "auto: no OpenCL GPU with fp64, CPU path";
+      return c;
+    }
+    c.opencl = true;
+    c.options.device = fmt::format("{}:{}", gpu.platform_index, gpu.device_index);
+    c.reason = "auto: OpenCL GPU with fp64 found";
+    return c;
+  }
+  c.opencl = true;
+  c.reason = "solver.backend: opencl";
+  try {
+    device::select_device(solver.device);  // fail before the setup, naming the case entry
+  } catch (const device::DeviceError& e) {
+    throw InputError(fmt::format("{}: {}", solver.backend_where.empty() ? std::string("--backend opencl") : solver.backend_where, e.what()));
+  }
+  return c;
+}
+
+nlohmann::json backend_summary(const BackendChoice& choice, const device::DeviceTransport* dev) {
+  nlohmann::json j = {{"type", choice.opencl ? "opencl" : "cpu"}, {"reason", choice.reason}};
+  if (dev) {
+    const auto& d = dev->device();
+    j.update({{"platform", d.platform}, {"device", d.name}, {"driver", d.driver_version}, {"fp64", d.fp64},
+              {"precision", dev->single_precision() ? "single" : "double"}, {"launch", dev->launch_config()},
+              {"kernel_cache_hit", dev->cache_hit()}, {"kernel_build_seconds", dev->build_seconds()},
+              {"memory_budget_mb", static_cast<double>(dev->budget_bytes()) / 1048576.0},
+              {"resident_mb", static_cast<double>(dev->resident_bytes()) / 1048576.0}});
+  }
+  return j;
+}
+
+namespace {
+
+void list_devices_command(bool json) {
+  const auto all = device::list_devices();
+  if (json) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& d : all)
+      a.push_back({{"platform_index", d.platform_index}, {"device_index", d.device_index}, {"platform", d.platform}, {"device", d.name},
+                   {"vendor", d.vendor}, {"driver", d.driver_version}, {"version", d.device_version}, {"gpu", d.is_gpu},
+                   {"global_memory_bytes", d.global_memory}, {"local_memory_bytes", d.local_memory},
+                   {"max_allocation_bytes", d.max_allocation}, {"compute_units", d.compute_units}, {"fp64", d.fp64}});
+    std::cout << a.dump(2) << "\n";
+    return;
+  }
+  if (all.empty()) {
+    std::cout << "no OpenCL platform found (on Debian: apt install pocl-opencl-icd for the CPU; a GPU driver for a GPU)\n";
+    return;
+  }
+  for (const auto& d : all)
+    std::cout << fmt::format("{}:{}  {}  [{}]\n      {}, {} compute units, global memory {:.1f} GiB, local memory {} KiB, "
+                             "fp64 {}, driver {}\n",
+                             d.platform_index, d.device_index, d.name, d.platform, d.is_gpu ? "GPU" : d.is_cpu ? "CPU" : "other",
+                             d.compute_units, static_cast<double>(d.global_memory) / 1073741824.0, d.local_memory / 1024,
+                             d.fp64 ? "yes" : "no", d.driver_version);
+  const auto pick = device::select_device("auto");
+  std::cout << fmt::format("solver.backend: auto would use {}\n", device::first_fp64_gpu().platform_index >= 0
+                                                                      ? pick.label()
+                                                                      : std::string("the CPU path (no GPU with fp64)"));
+}
+
+// The transport problem of a case as the device core's arrays: every direction of `directions:`
+// or every ordinate of `angular:` with its first right-hand side (sources and wall emission; no
+// scattering or reflection yet) and its sweep plan.
+void export_case(const std::string& case_file, const std::string& out, bool quiet) {
+  const auto cs = io::read_case(case_file);
+  io::check_mesh_file_exists(cs.mesh);
+  const auto mesh = cs.mesh.file.empty() ? mesh::mesh_geo(cs.mesh.geo, cs.mesh.size) : mesh::read_mesh(cs.mesh.file);
+  const auto disc = transport::make_discretization(mesh, cs.order);
+  std::unique_ptr<angular::Quadrature> quad;
+  if (cs.angular) quad = std::make_unique<angular::Quadrature>(problem::build_quadrature(*cs.angular));
+  const auto medium = problem::build_medium(cs, disc, quad.get());
+  std::vector<std::string> warnings;
+  const problem::Walls walls(cs, disc, quad.get(), warnings);
+  std::vector<transport::Vec3> dirs;
+  if (quad)
+    for (std::size_t m = 0; m < quad->size(); ++m) dirs.push_back(walls.streaming(static_cast<int>(m)));
+  else
+    dirs = cs.directions;
+  const std::size_t n = disc.num_dofs();
+  std::vector<std::vector<double>> rhs;
+  std::vector<transport::SweepPlan> plans;
+  const std::vector<double> state(walls.state_size(), 0.0), specular(walls.specular_size(), 0.0);
+  std::vector<double> g(walls.num_faces() * walls.face_nodes());
+  for (std::size_t m = 0; m < dirs.size(); ++m) {
+    std::vector<double> r(n);
+    for (std::size_t i = 0; i < n; ++i) r[i] = medium.kappa[i] * medium.blackbody_intensity[i];
+    problem::add_user_source(medium, disc, dirs[m], r);
+    walls.inflow(quad ? static_cast<int>(m) : -1, dirs[m], true, state, specular, g);
+    walls.lift(dirs[m], g, r);
+    rhs.push_back(std::move(r));
+    plans.push_back(transport::plan_sweep(disc, dirs[m]));
+  }
+  auto data = backend::device_data(disc, medium.sigma_t);
+  backend::add_directions(data, dirs, rhs, plans);
+  data.description = fmt::format("{}: {} tets, P{}, {} directions", case_file, disc.num_elements(), cs.order, dirs.size());
+  device::write_transport_data(out, data);
+  if (!quiet) std::cout << fmt::format("wrote {} ({})\n", out, data.description);
+}
+
+}  // namespace
+
+void add_device_commands(CLI::App& app) {
+  auto* devices = app.add_subcommand("devices", "List OpenCL platforms and devices (global memory, compute units, fp64)");
+  auto json = std::make_shared<bool>(false);
+  devices->add_flag("--json", *json, "Print JSON");
+  devices->callback([json] { list_devices_command(*json); });
+
+  auto* exp = app.add_subcommand("export", "Write a case's transport problem (mesh, directions, sources, sweep plans) as a binary "
+                                           "dump for dgrte-bench-device on a GPU node (docs/opencl.md)");
+  auto case_file = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  auto quiet = std::make_shared<bool>(false);
+  exp->add_option("case", *case_file, "Case file (YAML)")->required()->check(CLI::ExistingFile);
+  exp->add_option("-o,--output", *out, "Dump file to write")->required();
+  exp->add_flag("-q,--quiet", *quiet, "Print nothing but errors");
+  exp->callback([case_file, out, quiet] {
+    try {
+      export_case(*case_file, *out, *quiet);
+    } catch (const device::DeviceError& e) {
+      throw InputError(e.what());
+    }
+  });
+}
+
+}  // namespace dgrte::app

@@ -1,0 +1,31 @@
+#pragma once
+// Choosing where a run's transport solves go (solver.backend, --backend) and the OpenCL pieces of
+// the command line: `dgrte devices` and `dgrte export`.
+#include "device/device_transport.hpp"
+#include "io/case_file.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace dgrte::app {
+
+struct BackendChoice {
+  bool opencl = false;
+  device::DeviceOptions options;  // when opencl
+  std::string reason;             // why this backend (auto: what was found)
+};
+
+// cpu: the CPU path. opencl: the device solve.device names (InputError naming the case entry when
+// there is none). auto: a GPU with fp64 if one is present, else the CPU path.
+BackendChoice choose_backend(const io::SolverSpec& solver);
+
+// summary.json "backend": {type, platform, device, fp64, precision, ...}.
+nlohmann::json backend_summary(const BackendChoice& choice, const device::DeviceTransport* dev);
+
+// `dgrte devices` and `dgrte export CASE -o FILE`.
+void add_device_commands(CLI::App& app);
+
+}  // namespace dgrte::app
