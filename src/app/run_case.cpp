@@ -605,10 +605,10 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                        {"max_levels", result.max_levels},
                        {"cycles", result.total_cycles},
                        {"lagged_fraction", result.lagged_fraction}};
+  summary["backend"] = backend_summary(backend_choice, device.get());
   if (!beams.empty()) {
     nlohmann::json jb = nlohmann::json::array();
     for (const auto& b : beams.beams) jb.push_back({{"direction", b.direction}, {"generation", b.generation}});
-  summary["backend"] = backend_summary(backend_choice, device.get());
     summary["collimated"] = {{"beams", jb}, {"generations", beams.generations}, {"unfollowed_fraction", beams.unfollowed_fraction},
                              {"G_integral_W_per_m", output::volume_integral(disc, beams.G)}};
   }
