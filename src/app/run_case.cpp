@@ -179,13 +179,7 @@ void solve_directions_on_device(Setup& s, const problem::Medium& medium, const p
   if (device->max_columns(11) == 0)
     throw SolverError(fmt::format("{}: not one direction of {} unknowns fits the device memory budget", device->device().label(), n));
   backend::CpuTransport check(disc, 0);
-  device::DevicePreconditioner pc = device::DevicePreconditioner::none;
-  switch (cs.solver.preconditioner) {
-    case io::Preconditioner::none: break;
-    case io::Preconditioner::partial_block_jacobi: pc = device::DevicePreconditioner::partial_block_jacobi; break;
-    case io::Preconditioner::block_jacobi: pc = device::DevicePreconditioner::block_jacobi; break;
-    case io::Preconditioner::sweep: pc = device::DevicePreconditioner::sweep; break;
-  }
+  const auto pc = solver::device_preconditioner(cs.solver.preconditioner);
   for (std::size_t d0 = 0; d0 < M; d0 += chunk) {
     const std::size_t cols = std::min(chunk, M - d0);
     const auto t0 = Clock::now();
@@ -200,22 +194,9 @@ void solve_directions_on_device(Setup& s, const problem::Medium& medium, const p
     std::vector<std::string> reasons(cols);
     std::vector<bool> converged(cols, true);
     if (inner == io::InnerMethod::sweep) {
+      const int passes = solver::device_sweep_solve(*device, plans, dirs, plan_of_column, b, u, cs.solver.rtol);
       bool lagged = false;
       for (std::size_t c = 0; c < cols; ++c) lagged = lagged || plans[d0 + c].lagged > 0;
-      std::vector<double> previous(u.size(), 0.0);
-      int passes = 0;
-      for (double change = 1; change > cs.solver.rtol;) {
-        if (++passes > 200) throw SolverError("device sweeps: lagged faces did not converge in 200 passes; use solver.inner: bicgstab");
-        device->sweep(dirs, plan_of_column, b, u, lagged ? std::span<const double>(previous) : std::span<const double>());
-        if (!lagged) break;
-        change = 0;
-        for (std::size_t c = 0; c < cols; ++c) {
-          double dc = 0, scale = 0;
-          for (std::size_t i = c * n; i < (c + 1) * n; ++i) dc = std::max(dc, std::abs(u[i] - previous[i])), scale = std::max(scale, std::abs(u[i]));
-          change = std::max(change, scale > 0 ? dc / scale : dc);
-        }
-        previous = u;
-      }
       std::fill(iterations.begin(), iterations.end(), passes);
       std::fill(reasons.begin(), reasons.end(), lagged ? "sweep passes converged" : "exact sweep (no cycles)");
     } else {

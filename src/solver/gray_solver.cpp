@@ -29,6 +29,41 @@ backend::BlockKind block_kind(io::Preconditioner p) {
   return backend::BlockKind::none;
 }
 
+device::DevicePreconditioner device_preconditioner(io::Preconditioner p) {
+  switch (p) {
+    case io::Preconditioner::none: return device::DevicePreconditioner::none;
+    case io::Preconditioner::partial_block_jacobi: return device::DevicePreconditioner::partial_block_jacobi;
+    case io::Preconditioner::block_jacobi: return device::DevicePreconditioner::block_jacobi;
+    case io::Preconditioner::sweep: return device::DevicePreconditioner::sweep;
+  }
+  return device::DevicePreconditioner::none;
+}
+
+int device_sweep_solve(device::DeviceTransport& dev, const std::vector<transport::SweepPlan>& plans,
+                       std::span<const double> dirs, std::span<const int> plan_of_column, std::span<const double> rhs,
+                       std::span<double> u, double tol) {
+  bool lagged = false;
+  for (int p : plan_of_column) lagged = lagged || plans[static_cast<std::size_t>(p)].lagged > 0;
+  if (!lagged) {
+    dev.sweep(dirs, plan_of_column, rhs, u);
+    return 1;
+  }
+  const std::size_t cols = plan_of_column.size(), n = u.size() / cols;
+  std::vector<double> previous(u.begin(), u.end());
+  for (int passes = 1; passes <= 200; ++passes) {
+    dev.sweep(dirs, plan_of_column, rhs, u, previous);
+    double worst = 0;
+    for (std::size_t c = 0; c < cols; ++c) {
+      double change = 0, scale = 0;
+      for (std::size_t i = c * n; i < (c + 1) * n; ++i) change = std::max(change, std::abs(u[i] - previous[i])), scale = std::max(scale, std::abs(u[i]));
+      worst = std::max(worst, scale > 0 ? change / scale : change);
+    }
+    if (worst <= tol) return passes;
+    std::copy(u.begin(), u.end(), previous.begin());
+  }
+  throw SolverError("device sweeps: lagged faces did not converge in 200 passes; use solver.inner: bicgstab");
+}
+
 std::vector<transport::SweepPlan> plan_sweeps(const transport::Discretization& disc, const problem::Walls& walls,
                                              const angular::Quadrature& quad) {
   std::vector<transport::SweepPlan> plans(quad.size());
@@ -259,37 +294,15 @@ class TransportSweep {
   long device_solve(std::span<const double> dirs, std::span<const int> plans, std::span<const double> rhs, std::span<double> u,
                     int first_ordinate) {
     auto& dev = *opt_.device;
-    const std::size_t cols = plans.size(), n = disc_.num_dofs();
+    const std::size_t cols = plans.size();
     if (opt_.inner == io::InnerMethod::sweep) {
-      bool lagged = false;
-      for (int m : plans) lagged = lagged || (*plans_)[static_cast<std::size_t>(m)].lagged > 0;
-      if (!lagged) {
-        dev.sweep(dirs, plans, rhs, u);
-        return static_cast<long>(cols);
+      try {
+        return static_cast<long>(cols) * device_sweep_solve(dev, *plans_, dirs, plans, rhs, u, opt_.inner_rtol);
+      } catch (const SolverError& e) {
+        throw SolverError(fmt::format("batch starting at ordinate {}: {}", first_ordinate, e.what()));
       }
-      std::vector<double> previous(u.begin(), u.end());
-      for (int passes = 1; passes <= 200; ++passes) {
-        dev.sweep(dirs, plans, rhs, u, previous);
-        double worst = 0;
-        for (std::size_t c = 0; c < cols; ++c) {
-          double change = 0, scale = 0;
-          for (std::size_t i = c * n; i < (c + 1) * n; ++i) change = std::max(change, std::abs(u[i] - previous[i])), scale = std::max(scale, std::abs(u[i]));
-          worst = std::max(worst, scale > 0 ? change / scale : change);
-        }
-        if (worst <= opt_.inner_rtol) return static_cast<long>(cols) * passes;
-        std::copy(u.begin(), u.end(), previous.begin());
-      }
-      throw SolverError(fmt::format("device sweeps of the batch starting at ordinate {}: lagged faces did not converge in 200 "
-                                    "passes; use solver.inner: bicgstab",
-                                    first_ordinate));
     }
-    device::DevicePreconditioner pc = device::DevicePreconditioner::none;
-    switch (opt_.preconditioner) {
-      case io::Preconditioner::none: pc = device::DevicePreconditioner::none; break;
-      case io::Preconditioner::partial_block_jacobi: pc = device::DevicePreconditioner::partial_block_jacobi; break;
-      case io::Preconditioner::block_jacobi: pc = device::DevicePreconditioner::block_jacobi; break;
-      case io::Preconditioner::sweep: pc = device::DevicePreconditioner::sweep; break;
-    }
+    const auto pc = device_preconditioner(opt_.preconditioner);
     const auto res = dev.solve_bicgstab(dirs, pc, plans, rhs, u, opt_.inner_rtol, opt_.inner_max_iterations);
     long its = 0;
     for (std::size_t c = 0; c < cols; ++c) {

@@ -75,6 +75,16 @@ inline bool uses_sweep_plans(const GrayOptions& o) {
   return o.inner == io::InnerMethod::sweep || o.preconditioner == io::Preconditioner::sweep;
 }
 
+// The device's name for the case's preconditioner.
+device::DevicePreconditioner device_preconditioner(io::Preconditioner p);
+
+// Sweeps of `plan_of_column.size()` columns on the device: one pass when none of their plans
+// (plans[plan_of_column[c]]) lags a face, else passes (lagged faces reading the previous pass) until
+// the largest change relative to max|u| of a column is <= tol. Returns the passes; throws after 200.
+int device_sweep_solve(device::DeviceTransport& dev, const std::vector<transport::SweepPlan>& plans,
+                       std::span<const double> dirs, std::span<const int> plan_of_column, std::span<const double> rhs,
+                       std::span<double> u, double tol);
+
 // The sweep plans of every ordinate of `quad` (walls.streaming(m)), made in parallel.
 std::vector<transport::SweepPlan> plan_sweeps(const transport::Discretization& disc, const problem::Walls& walls,
                                              const angular::Quadrature& quad);
