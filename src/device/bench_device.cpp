@@ -2,7 +2,7 @@
 // prints JSON timings. Needs only the C++ standard library and OpenCL, so that it builds on GPU nodes
 // without dgrte's other dependencies (docs/opencl.md).
 //   dgrte-bench-device problem.bin [--device auto|P:D|name] [--single] [--repeats 5]
-//                      [--preconditioner partial|full|sweep|none] [--rtol 1e-8] [--host] [--list]
+//                      [--preconditioner partial|full|sweep|none] [--rtol 1e-8] [--host] [--no-clblast] [--list]
 #include "device/device_transport.hpp"
 #include "device/host_kernels.hpp"
 
@@ -22,7 +22,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 struct Args {
   std::string file, device = "auto", preconditioner = "partial";
-  bool single = false, host = false, list = false;
+  bool single = false, host = false, list = false, no_clblast = false;
   int repeats = 5;
   double rtol = 1e-8;
 };
@@ -30,7 +30,7 @@ struct Args {
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "dgrte-bench-device: %s\nusage: dgrte-bench-device problem.bin [--device auto|P:D|name] [--single] "
-               "[--repeats N] [--preconditioner partial|full|sweep|none] [--rtol R] [--host]\n"
+               "[--repeats N] [--preconditioner partial|full|sweep|none] [--rtol R] [--host] [--no-clblast]\n"
                "       dgrte-bench-device --list\n",
                why);
   std::exit(2);
@@ -47,6 +47,7 @@ Args parse(int argc, char** argv) {
     if (s == "--device") a.device = value();
     else if (s == "--single") a.single = true;
     else if (s == "--host") a.host = true;
+    else if (s == "--no-clblast") a.no_clblast = true;
     else if (s == "--list") a.list = true;
     else if (s == "--repeats") a.repeats = std::stoi(value());
     else if (s == "--rtol") a.rtol = std::stod(value());
@@ -107,6 +108,17 @@ int main(int argc, char** argv) {
     const double t_partial = dev.time_block_jacobi(cols, false, a.repeats);
     const double t_full = dev.time_block_jacobi(cols, true, a.repeats);
     const double t_sweep = data.has_plans() ? dev.time_sweep(cols, a.repeats) : 0.0;
+    // The volume term as one CLBlast Gemm + a kernel for the rest, on the same columns (issue 13:
+    // report both); only when built with CLBlast.
+    double t_apply_gemm = 0;
+    std::size_t gemm_cols = 0;
+    if (clblast_available() && !a.no_clblast) {
+      DeviceOptions gemm_opt = opt;
+      gemm_opt.volume = VolumeKernel::clblast;
+      DeviceTransport gemm(data, gemm_opt);
+      gemm_cols = std::min(cols, std::max<std::size_t>(1, gemm.max_columns(2)));
+      t_apply_gemm = gemm.time_apply(gemm_cols, a.repeats);
+    }
     auto grind = [&](double t, std::size_t c) { return t / static_cast<double>(n * c) * 1e9; };
 
     // The whole solve: every direction of the dump, in batches the budget allows.
@@ -155,6 +167,11 @@ int main(int argc, char** argv) {
     std::printf("  \"copy_bandwidth_GBps\": %.2f,\n", bandwidth / 1e9);
     std::printf("  \"apply\": {\"seconds\": %.6g, \"grind_ns\": %.4g, \"bandwidth_fraction\": %.3f},\n", t_apply, grind(t_apply, cols),
                 apply_bytes(data, real) * static_cast<double>(cols) / t_apply / bandwidth);
+    if (t_apply_gemm > 0)
+      std::printf("  \"apply_clblast_gemm\": {\"seconds\": %.6g, \"grind_ns\": %.4g, \"bandwidth_fraction\": %.3f},\n", t_apply_gemm,
+                  grind(t_apply_gemm, cols), apply_bytes(data, real) * static_cast<double>(cols) / t_apply_gemm / bandwidth);
+    else
+      std::printf("  \"apply_clblast_gemm\": null,\n");
     std::printf("  \"block_jacobi_partial\": {\"seconds\": %.6g, \"grind_ns\": %.4g},\n", t_partial, grind(t_partial, cols));
     std::printf("  \"block_jacobi_full\": {\"seconds\": %.6g, \"grind_ns\": %.4g},\n", t_full, grind(t_full, cols));
     std::printf("  \"sweep\": {\"seconds\": %.6g, \"grind_ns\": %.4g, \"levels\": %d},\n", t_sweep, grind(t_sweep, cols),

@@ -2,6 +2,10 @@
 
 #include "device/cl_handles.hpp"
 
+#if DGRTE_HAVE_CLBLAST
+#include <clblast_c.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -52,6 +56,10 @@ std::vector<T> converted(std::span<const double> v) {
 
 }  // namespace
 
+bool clblast_available() { return DGRTE_HAVE_CLBLAST != 0; }
+
+std::string to_string(VolumeKernel v) { return v == VolumeKernel::clblast ? "clblast" : "own"; }
+
 struct DeviceTransport::Impl {
   TransportData data;  // sizes, directions and level offsets; the large arrays are freed after upload
   bool has_plans = false;
@@ -73,6 +81,7 @@ struct DeviceTransport::Impl {
   std::map<std::string, cl::Kernel> kernels;
 
   cl::Memory d_ref, lift, face_nodes, geometry, neighbour_node, sigma_t;
+  cl::Memory d_stacked, gradients;  // VolumeKernel::clblast: [Dr;Ds;Dt] (3 NP x NP) and its product
   cl::Memory plan_order, plan_level_begin, plan_lagged;
   std::vector<int> level_width;  // per level: the most elements any plan has in it
 
@@ -91,6 +100,8 @@ struct DeviceTransport::Impl {
     if (!single && !info.fp64)
       throw DeviceError(info.label() + " has no double precision (cl_khr_fp64): use solver.precision: single or another device");
     real_size = single ? 4 : 8;
+    if (o.volume == VolumeKernel::clblast && !clblast_available())
+      throw DeviceError("the CLBlast volume kernel was asked for, but this build has no CLBlast (install libclblast-dev and rebuild)");
     acc_size = info.fp64 ? 8 : 4;
     n = static_cast<std::size_t>(data.num_dofs());
     budget = o.memory_budget_bytes ? o.memory_budget_bytes : info.global_memory / 4 * 3;
@@ -158,7 +169,7 @@ struct DeviceTransport::Impl {
                           "\"; build log:\n" + build_log());
       if (!cache_file.empty()) store_cached(cache_file);
     }
-    for (const char* name : {"apply_operator", "block_jacobi", "sweep_level", "dot_partial", "bicg_start", "bicg_rho",
+    for (const char* name : {"apply_operator", "apply_with_gradients", "block_jacobi", "sweep_level", "dot_partial", "bicg_start", "bicg_rho",
                              "bicg_alpha", "bicg_omega", "bicg_check", "bicg_residual", "bicg_update_p", "bicg_update_s",
                              "bicg_update_xr", "copy_columns", "stream_copy"}) {
       cl_int err = CL_SUCCESS;
@@ -277,6 +288,15 @@ struct DeviceTransport::Impl {
 
   void upload_problem() {
     d_ref = upload_real(data.d_ref, "reference matrices");
+    if (opt.volume == VolumeKernel::clblast) {
+      // Dr|Ds|Dt (each NP x NP column-major) stacked into one 3 NP x NP column-major matrix.
+      const auto np = static_cast<std::size_t>(data.np);
+      std::vector<double> stacked(3 * np * np);
+      for (std::size_t d = 0; d < 3; ++d)
+        for (std::size_t j = 0; j < np; ++j)
+          for (std::size_t i = 0; i < np; ++i) stacked[j * 3 * np + d * np + i] = data.d_ref[d * np * np + j * np + i];
+      d_stacked = upload_real(stacked, "stacked reference matrices");
+    }
     lift = upload_real(data.lift, "lift matrix");
     face_nodes = upload(data.face_nodes, "face nodes");
     geometry = upload_real(data.geometry, "element geometry");
@@ -303,9 +323,10 @@ struct DeviceTransport::Impl {
   }
 
   std::size_t column_bytes(int vectors) const { return static_cast<std::size_t>(vectors) * n * real_size; }
+  int gradient_vectors() const { return opt.volume == VolumeKernel::clblast ? 3 : 0; }
 
   std::size_t max_columns(int vectors) const {
-    const std::size_t per = column_bytes(vectors) + kStateValues * acc_size + kSlots * static_cast<std::size_t>(dot_groups) * acc_size + 64;
+    const std::size_t per = column_bytes(vectors + gradient_vectors()) + kStateValues * acc_size + kSlots * static_cast<std::size_t>(dot_groups) * acc_size + 64;
     return budget > resident ? (budget - resident) / per : 0;
   }
 
@@ -317,11 +338,14 @@ struct DeviceTransport::Impl {
     const int nv = std::max(vectors, fields_allocated);
     if (need > max_columns(nv))
       throw DeviceError(info.label() + ": " + purpose + " of " + std::to_string(need) + " columns needs " +
-                        mb(need * column_bytes(nv)) + " of device memory (" + std::to_string(nv) + " fields of " +
+                        mb(need * column_bytes(nv + gradient_vectors())) + " of device memory (" +
+                        std::to_string(nv + gradient_vectors()) + " fields of " +
                         std::to_string(n) + " values per column) beyond the " + mb(resident) + " of problem data; the budget is " +
                         mb(budget) + ": solve fewer columns per batch (at most " + std::to_string(max_columns(nv)) + ")");
     for (auto& f : fields) f.reset();
     for (int v = 0; v < nv; ++v) fields[static_cast<std::size_t>(v)] = allocate(column_bytes(1) * need, "a field batch");
+    gradients.reset();
+    if (gradient_vectors() > 0) gradients = allocate(column_bytes(gradient_vectors()) * need, "reference gradients (CLBlast)");
     directions = allocate(need * 3 * real_size, "directions");
     active = allocate(need * sizeof(cl_int), "column flags");
     status = allocate(need * sizeof(cl_int), "column status");
@@ -373,7 +397,7 @@ struct DeviceTransport::Impl {
     const cl_int err = clEnqueueNDRangeKernel(queue.get(), k, l1 ? 2 : 1, nullptr, global, local, 0, nullptr, nullptr);
     if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES)
       throw DeviceError(info.label() + ": out of device resources launching " + name + " (device memory in use " +
-                        mb(resident + columns * column_bytes(fields_allocated)) + ", budget " + mb(budget) + ")");
+                        mb(resident + columns * column_bytes(fields_allocated + gradient_vectors())) + ", budget " + mb(budget) + ")");
     cl::check(err, "clEnqueueNDRangeKernel", name);
   }
   void launch_columns(const char* name, std::size_t work, std::size_t local, std::size_t cols, const auto&... args) {
@@ -387,8 +411,34 @@ struct DeviceTransport::Impl {
   void apply(const cl::Memory& u, const cl::Memory& y, std::size_t cols) {
     const auto np = static_cast<std::size_t>(data.np);
     const std::size_t groups = (static_cast<std::size_t>(data.K) + static_cast<std::size_t>(apply_epg) - 1) / static_cast<std::size_t>(apply_epg);
-    launch_columns("apply_operator", groups * static_cast<std::size_t>(apply_epg) * np, static_cast<std::size_t>(apply_epg) * np, cols,
-                   K_int(), n_long(), directions, geometry, neighbour_node, face_nodes, d_ref, lift, sigma_t, active, u, y);
+    const std::size_t work = groups * static_cast<std::size_t>(apply_epg) * np, local = static_cast<std::size_t>(apply_epg) * np;
+    if (opt.volume == VolumeKernel::clblast) {
+      volume_gemm(u, cols);
+      launch_columns("apply_with_gradients", work, local, cols, K_int(), n_long(), directions, geometry, neighbour_node, face_nodes,
+                     gradients, lift, sigma_t, active, u, y);
+      return;
+    }
+    launch_columns("apply_operator", work, local, cols, K_int(), n_long(), directions, geometry, neighbour_node, face_nodes, d_ref,
+                   lift, sigma_t, active, u, y);
+  }
+
+  // gradients = [Dr;Ds;Dt] U over every element and column (U: NP x K cols, column-major = the
+  // field layout). Converged columns are multiplied too: one GEMM is cheaper than a gather.
+  void volume_gemm([[maybe_unused]] const cl::Memory& u, [[maybe_unused]] std::size_t cols) {
+#if DGRTE_HAVE_CLBLAST
+    const auto np = static_cast<std::size_t>(data.np), elements = static_cast<std::size_t>(data.K) * cols;
+    cl_command_queue q = queue.get();
+    const CLBlastStatusCode status =
+        single ? CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, 3 * np, elements, np, 1.0f, d_stacked.get(), 0,
+                              3 * np, u.get(), 0, np, 0.0f, gradients.get(), 0, 3 * np, &q, nullptr)
+               : CLBlastDgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, 3 * np, elements, np, 1.0, d_stacked.get(), 0,
+                              3 * np, u.get(), 0, np, 0.0, gradients.get(), 0, 3 * np, &q, nullptr);
+    if (status != CLBlastSuccess)
+      throw DeviceError(info.label() + ": CLBlast Gemm of the volume term failed with status " + std::to_string(static_cast<int>(status)) +
+                        " (" + std::to_string(3 * np) + " x " + std::to_string(elements) + " x " + std::to_string(np) + ")");
+#else
+    throw DeviceError("built without CLBlast");
+#endif
   }
   void block_jacobi(bool include_sigma, const cl::Memory& r, const cl::Memory& z, std::size_t cols) {
     const auto np = static_cast<std::size_t>(data.np);
@@ -515,7 +565,9 @@ DeviceTransport::~DeviceTransport() = default;
 
 const DeviceInfo& DeviceTransport::device() const { return impl_->info; }
 bool DeviceTransport::single_precision() const { return impl_->single; }
-std::string DeviceTransport::launch_config() const { return impl_->options; }
+std::string DeviceTransport::launch_config() const {
+  return impl_->options + (impl_->opt.volume == VolumeKernel::clblast ? " +CLBlast Gemm volume term" : "");
+}
 bool DeviceTransport::cache_hit() const { return impl_->cache_hit; }
 double DeviceTransport::build_seconds() const { return impl_->build_seconds; }
 std::size_t DeviceTransport::budget_bytes() const { return impl_->budget; }
@@ -621,9 +673,8 @@ double DeviceTransport::copy_bandwidth(std::size_t bytes, int repeats) {
   auto y = d.allocate(values * d.real_size, "bandwidth probe");
   const std::vector<double> ones(values, 1.0);
   d.write_real(a, ones, "bandwidth probe");
-  const auto work = std::min<std::size_t>(values, static_cast<std::size_t>(d.dot_groups) * static_cast<std::size_t>(d.blas_wg) * 16);
   const double t = d.median_seconds(repeats, [&] {
-    d.launch("stream_copy", work, 0, static_cast<std::size_t>(d.blas_wg), 0, static_cast<cl_long>(values), a, y);
+    d.launch("stream_copy", values, 0, static_cast<std::size_t>(d.blas_wg), 0, static_cast<cl_long>(values), a, y);
   });
   return 2.0 * static_cast<double>(values * d.real_size) / t;
 }

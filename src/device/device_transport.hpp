@@ -13,11 +13,19 @@
 
 namespace dgrte::device {
 
+// Who does the volume term's GEMM [Dr;Ds;Dt] U: the apply kernel itself (own), or CLBlast's Gemm
+// over all elements and columns at once followed by a kernel for the rest (3 n extra values per
+// column of device memory; only when built with CLBlast).
+enum class VolumeKernel { own, clblast };
+bool clblast_available();  // built with CLBlast
+std::string to_string(VolumeKernel v);
+
 struct DeviceOptions {
   std::string device = "auto";  // see select_device
   bool single_precision = false;
   std::size_t memory_budget_bytes = 0;  // 0: 3/4 of the device's global memory
   // Work decomposition; 0 = chosen from the device (tunable per device, reported by launch_config()).
+  VolumeKernel volume = VolumeKernel::own;
   int apply_elements_per_group = 0, solve_elements_per_group = 0, blas_work_group = 0, dot_groups = 0;
   // Binary cache folder: "" = $DGRTE_KERNEL_CACHE, else $XDG_CACHE_HOME/dgrte/kernels, else
   // ~/.cache/dgrte/kernels; "none" = no cache.

@@ -107,6 +107,39 @@ TEST_P(DeviceParity, ApplyMatchesCpuTransport) {
     EXPECT_LT(column_error(std::span(y).subspan(c * n, n), std::span(y_host).subspan(c * n, n)), 1e-12);
 }
 
+// The volume term as one CLBlast Gemm over all elements and columns (VolumeKernel::clblast): the
+// same operator as the own kernel, and the same batched Bi-CGSTAB solve.
+TEST_P(DeviceParity, ClblastVolumeGemmMatchesOwnKernel) {
+  REQUIRE_OPENCL();
+  if (!device::clblast_available()) {
+    if (const char* req = std::getenv("DGRTE_REQUIRE_OPENCL"); req && std::string(req) == "1")
+      FAIL() << "DGRTE_REQUIRE_OPENCL=1 but this build has no CLBlast: install libclblast-dev";
+    GTEST_SKIP() << "built without CLBlast: the CLBlast volume GEMM is not tested";
+  }
+  const auto disc = transport::make_discretization(cube(0.6), GetParam());
+  const auto sigma = sigma_of(disc);
+  auto gemm_options = test_options();
+  gemm_options.volume = device::VolumeKernel::clblast;
+  backend::OpenclTransport own(disc, sigma, test_options()), gemm(disc, sigma, gemm_options);
+  const std::size_t n = disc.num_dofs(), M = kDirections.size();
+  const auto u = smooth_columns(disc, M);
+  std::vector<double> y_own(n * M), y_gemm(n * M);
+  own.device().apply(flat(kDirections), u, y_own);
+  gemm.device().apply(flat(kDirections), u, y_gemm);
+  for (std::size_t c = 0; c < M; ++c)
+    EXPECT_LT(column_error(std::span(y_gemm).subspan(c * n, n), std::span(y_own).subspan(c * n, n)), 1e-12) << "direction " << c;
+  std::vector<double> x_own(n * M, 0.0), x_gemm(n * M, 0.0);
+  const std::vector<int> plans(M, 0);
+  const auto r_own = own.device().solve_bicgstab(flat(kDirections), device::DevicePreconditioner::partial_block_jacobi, plans, y_own, x_own, 1e-12, 500);
+  const auto r_gemm = gemm.device().solve_bicgstab(flat(kDirections), device::DevicePreconditioner::partial_block_jacobi, plans, y_own, x_gemm, 1e-12, 500);
+  for (std::size_t c = 0; c < M; ++c) {
+    EXPECT_EQ(r_gemm.status[c], device::BicgStatus::converged);
+    EXPECT_NEAR(r_gemm.iterations[c], r_own.iterations[c], 1) << "direction " << c;
+    EXPECT_LT(column_error(std::span(x_gemm).subspan(c * n, n), std::span(x_own).subspan(c * n, n)), 1e-9) << "direction " << c;
+    EXPECT_LT(column_error(std::span(x_gemm).subspan(c * n, n), std::span(u).subspan(c * n, n)), 1e-9) << "direction " << c;
+  }
+}
+
 TEST_P(DeviceParity, BlockJacobiMatchesCpuTransport) {
   REQUIRE_OPENCL();
   const auto disc = transport::make_discretization(cube(0.6), GetParam());
