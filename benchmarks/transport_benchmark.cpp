@@ -3,6 +3,7 @@
 // object on stdout (and, with --out FILE, writes it atomically: FILE.tmp then rename).
 // Progress goes to stderr. See benchmarks/README.md for what is measured and how to read it.
 #include "angular/quadrature.hpp"
+#include "common/bench_util.hpp"
 #include "backend/cpu_transport.hpp"
 #include "common/error.hpp"
 #include "mesh/tet_mesh.hpp"
@@ -42,16 +43,13 @@ namespace {
 using dgrte::backend::BlockKind;
 using dgrte::transport::Vec3;
 using json = nlohmann::json;
-using Clock = std::chrono::steady_clock;
+using dgrte::bench::Clock;
+using dgrte::bench::median;
+using dgrte::bench::seconds_since;
+using dgrte::bench::stream_triad;
+using dgrte::bench::write_atomically;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -241,46 +239,6 @@ std::size_t process_peak_rss() {
   return static_cast<std::size_t>(ru.ru_maxrss) * 1024;  // ru_maxrss is in KiB on Linux
 }
 
-// ---------------------------------------------------------------------------------------------
-// STREAM triad a[i] = b[i] + s c[i]: 3 * 8 bytes per element moved (no write-allocate counted,
-// the STREAM convention), best of the trials.
-
-json stream_triad(std::size_t n, int trials) {
-  std::vector<double> a, b, c;
-  a.resize(n);
-  b.resize(n);
-  c.resize(n);
-  const auto N = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t i = 0; i < N; ++i) {  // first touch with the same static schedule
-    a[i] = 0;
-    b[i] = 1.0 + 1e-9 * static_cast<double>(i);
-    c[i] = 2.0;
-  }
-  const double s = 3.0;
-  std::vector<double> t;
-  for (int k = 0; k < trials; ++k) {
-    const auto t0 = Clock::now();
-#pragma omp parallel for schedule(static)
-    for (std::ptrdiff_t i = 0; i < N; ++i) a[i] = b[i] + s * c[i];
-    t.push_back(seconds_since(t0));
-  }
-  double check = 0;
-  for (std::size_t i = 0; i < n; i += 4097) check += a[i];
-  const double bytes = 3.0 * sizeof(double) * static_cast<double>(n);
-  const double best = *std::min_element(t.begin(), t.end());
-  std::vector<double> gbs;
-  for (double x : t) gbs.push_back(bytes / x * 1e-9);
-  return {{"kernel", "triad a[i] = b[i] + s*c[i]"},
-          {"array_bytes", n * sizeof(double)},
-          {"bytes_per_trial", bytes},
-          {"trials", trials},
-          {"best_seconds", best},
-          {"best_gb_per_s", bytes / best * 1e-9},
-          {"median_gb_per_s", median(gbs)},
-          {"samples_gb_per_s", gbs},
-          {"checksum", check}};
-}
 
 // ---------------------------------------------------------------------------------------------
 // A backend decorator that counts and times the operator and preconditioner calls of a solve.
@@ -626,17 +584,6 @@ std::string now_iso() {
   return buf;
 }
 
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::filesystem::path target(path), tmp = target.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-    f << text;
-    f.flush();
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  std::filesystem::rename(tmp, target);
-}
 
 }  // namespace
 
