@@ -53,7 +53,8 @@ nlohmann::json backend_summary(const BackendChoice& choice, const device::Device
               {"precision", dev->single_precision() ? "single" : "double"}, {"launch", dev->launch_config()},
               {"kernel_cache_hit", dev->cache_hit()}, {"kernel_build_seconds", dev->build_seconds()},
               {"memory_budget_mb", static_cast<double>(dev->budget_bytes()) / 1048576.0},
-              {"resident_mb", static_cast<double>(dev->resident_bytes()) / 1048576.0}});
+              {"resident_mb", static_cast<double>(dev->resident_bytes()) / 1048576.0},
+              {"bytes_to_device", dev->bytes_to_device()}, {"bytes_from_device", dev->bytes_from_device()}});
   }
   return j;
 }

@@ -175,8 +175,9 @@ void solve_directions_on_device(Setup& s, const problem::Medium& medium, const p
   s.log(fmt::format("  OpenCL device {} ({} precision), kernels {} in {:.2f} s", device->device().label(),
                     device->single_precision() ? "single" : "double", device->cache_hit() ? "from the cache" : "built",
                     device->build_seconds()));
-  const std::size_t chunk = std::max<std::size_t>(1, device->max_columns(11));
-  if (device->max_columns(11) == 0)
+  const int vectors = inner == io::InnerMethod::sweep ? device::DeviceTransport::kSweepVectors : device::DeviceTransport::kKrylovVectors;
+  const std::size_t chunk = std::max<std::size_t>(1, device->max_columns(vectors));
+  if (device->max_columns(vectors) == 0)
     throw SolverError(fmt::format("{}: not one direction of {} unknowns fits the device memory budget", device->device().label(), n));
   backend::CpuTransport check(disc, 0);
   const auto pc = solver::device_preconditioner(cs.solver.preconditioner);
@@ -194,7 +195,7 @@ void solve_directions_on_device(Setup& s, const problem::Medium& medium, const p
     std::vector<std::string> reasons(cols);
     std::vector<bool> converged(cols, true);
     if (inner == io::InnerMethod::sweep) {
-      const int passes = solver::device_sweep_solve(*device, plans, dirs, plan_of_column, b, u, cs.solver.rtol);
+      const int passes = device->sweep_solve(dirs, plan_of_column, b, u, cs.solver.rtol);
       bool lagged = false;
       for (std::size_t c = 0; c < cols; ++c) lagged = lagged || plans[d0 + c].lagged > 0;
       std::fill(iterations.begin(), iterations.end(), passes);
@@ -428,7 +429,9 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   go.tolerance = cs.solver.outer_tolerance;
   go.max_outer = cs.solver.outer_max_iterations;
   go.inner = cs.solver.inner.value_or(io::InnerMethod::sweep);
-  go.inner_rtol = std::max(1e-13, std::min(cs.solver.rtol, 1e-2 * cs.solver.outer_tolerance));  // 1e-13: round-off
+  // The floor is round-off: 1e-13 in double, 1e-6 in single precision.
+  go.inner_rtol = std::max(cs.solver.single_precision ? io::SolverSpec::kSingleRtol : 1e-13,
+                           std::min(cs.solver.rtol, 1e-2 * cs.solver.outer_tolerance));
   go.inner_max_iterations = cs.solver.max_iterations;
   go.preconditioner = cs.solver.preconditioner;
   go.block_budget_bytes = static_cast<std::size_t>(cs.solver.preconditioner_memory_mb * 1024.0 * 1024.0);

@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
     const std::size_t n = static_cast<std::size_t>(data.num_dofs()), M = data.num_directions();
     const std::size_t real = a.single ? 4 : 8;
     const double bandwidth = dev.copy_bandwidth(std::min<std::size_t>(std::size_t{1} << 28, dev.budget_bytes() / 4), a.repeats);
-    const std::size_t cols = std::max<std::size_t>(1, std::min(M, dev.max_columns(11)));
+    const std::size_t cols = std::max<std::size_t>(1, std::min(M, dev.max_columns(DeviceTransport::kKrylovVectors)));
     const double t_apply = dev.time_apply(cols, a.repeats);
     const double t_partial = dev.time_block_jacobi(cols, false, a.repeats);
     const double t_full = dev.time_block_jacobi(cols, true, a.repeats);

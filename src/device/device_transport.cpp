@@ -23,8 +23,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// Vectors of a Bi-CGSTAB batch (blas1.cl): x, b, y, r, r^, p, v, s, t, p^, s^.
-enum Field { kX, kB, kY, kR, kRhat, kP, kV, kS, kT, kPhat, kShat, kNumFields };
+// Fields of a batch: x (the solution), b (the right-hand side), the base source of a resident batch
+// (fixed source + in-scattering, kept while specular passes change the wall inflow), then the
+// Bi-CGSTAB work vectors (blas1.cl) y, r, r^, p, v, s, t, p^, s^. Sweeps use kY for lagged traces.
+enum Field { kX, kB, kBase, kY, kR, kRhat, kP, kV, kS, kT, kPhat, kShat, kNumFields };
+static_assert(DeviceTransport::kKrylovVectors == kNumFields && DeviceTransport::kSweepVectors == kY + 1);
 constexpr int kStateValues = 8;  // BICG_STATE in blas1.cl
 constexpr int kSlots = 2;        // NSLOT
 
@@ -89,7 +92,22 @@ struct DeviceTransport::Impl {
   std::size_t columns = 0;
   std::array<cl::Memory, kNumFields> fields;
   int fields_allocated = 0;
-  cl::Memory directions, active, status, iterations, state, partial, plan_of_column, lagged;
+  cl::Memory directions, active, status, iterations, state, partial, plan_of_column;
+  std::vector<char> plan_lags;     // per plan: whether it lags a face (sweeps then need passes)
+  std::vector<int> batch_plans;    // the current batch's plan of each column (host copy)
+  std::size_t batch_columns = 0;
+  BatchMethod batch_method;
+
+  // The outer iteration on the device (outer_iteration.cl).
+  int rank = 0, table_ordinates = 0;
+  cl::Memory sigma_s, op_of_element, to_direction, to_moment, weights, s_bar;
+  int faces = 0, boundary_elements = 0;
+  cl::Memory element_face, boundary_element, boundary_face;
+  cl::Memory moments_in, moments_out, fluxes, ordinate, inflow, traces;
+  std::size_t boundary_capacity = 0;  // columns the inflow/traces/ordinate buffers hold
+  bool outputs = false, sweep_open = false;
+
+  std::size_t to_device = 0, from_device = 0;  // bytes moved
 
   Impl(TransportData d, const DeviceOptions& o) : data(std::move(d)), opt(o) {
     data.validate();
@@ -169,7 +187,8 @@ struct DeviceTransport::Impl {
                           "\"; build log:\n" + build_log());
       if (!cache_file.empty()) store_cached(cache_file);
     }
-    for (const char* name : {"apply_operator", "apply_with_gradients", "block_jacobi", "sweep_level", "dot_partial", "bicg_start", "bicg_rho",
+    for (const char* name : {"apply_operator", "apply_with_gradients", "block_jacobi", "scatter_source", "lift_inflow",
+                             "gather_traces", "accumulate_moments", "max_change", "sweep_level", "dot_partial", "bicg_start", "bicg_rho",
                              "bicg_alpha", "bicg_omega", "bicg_check", "bicg_residual", "bicg_update_p", "bicg_update_s",
                              "bicg_update_xr", "copy_columns", "stream_copy"}) {
       cl_int err = CL_SUCCESS;
@@ -244,10 +263,12 @@ struct DeviceTransport::Impl {
 
   void write(const cl::Memory& m, const void* src, std::size_t bytes, const char* what) {
     if (bytes == 0) return;
+    to_device += bytes;
     cl::check(clEnqueueWriteBuffer(queue.get(), m.get(), CL_TRUE, 0, bytes, src, 0, nullptr, nullptr), "clEnqueueWriteBuffer", what);
   }
   void read(const cl::Memory& m, void* dst, std::size_t bytes, const char* what) {
     if (bytes == 0) return;
+    from_device += bytes;
     cl::check(clEnqueueReadBuffer(queue.get(), m.get(), CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer", what);
   }
 
@@ -255,6 +276,7 @@ struct DeviceTransport::Impl {
   void write_real(const cl::Memory& m, std::span<const double> v, const char* what, std::size_t offset_values = 0) {
     if (v.empty()) return;
     cl_int err;
+    to_device += v.size() * real_size;
     if (single) {
       const auto f = converted<float>(v);
       err = clEnqueueWriteBuffer(queue.get(), m.get(), CL_TRUE, offset_values * 4, f.size() * 4, f.data(), 0, nullptr, nullptr);
@@ -272,6 +294,28 @@ struct DeviceTransport::Impl {
     } else {
       read(m, v.data(), v.size() * 8, what);
     }
+  }
+
+  // Accumulators (ACC: double where the device has fp64) to the host.
+  void read_acc(const cl::Memory& m, std::span<double> v, std::size_t offset_values, const char* what) {
+    if (v.empty()) return;
+    from_device += v.size() * acc_size;
+    cl_int err;
+    if (acc_size == 4) {
+      std::vector<float> f(v.size());
+      err = clEnqueueReadBuffer(queue.get(), m.get(), CL_TRUE, offset_values * 4, f.size() * 4, f.data(), 0, nullptr, nullptr);
+      std::copy(f.begin(), f.end(), v.begin());
+    } else {
+      err = clEnqueueReadBuffer(queue.get(), m.get(), CL_TRUE, offset_values * 8, v.size() * 8, v.data(), 0, nullptr, nullptr);
+    }
+    cl::check(err, "clEnqueueReadBuffer", what);
+  }
+
+  // Zeroes `bytes` of m on the device (a multiple of 4; REAL and ACC zeros are all-zero bytes).
+  void zero(const cl::Memory& m, std::size_t bytes, const char* what) {
+    if (bytes == 0) return;
+    const cl_int pattern = 0;
+    cl::check(clEnqueueFillBuffer(queue.get(), m.get(), &pattern, sizeof pattern, 0, bytes, 0, nullptr, nullptr), "clEnqueueFillBuffer", what);
   }
 
   cl::Memory upload_real(std::span<const double> v, const char* what) {
@@ -306,6 +350,11 @@ struct DeviceTransport::Impl {
       plan_order = upload(data.plan_order, "sweep orders");
       plan_level_begin = upload(data.plan_level_begin, "sweep levels");
       plan_lagged = upload(data.plan_lagged, "lagged faces");
+      const auto K = static_cast<std::size_t>(data.K);
+      plan_lags.assign(data.num_directions(), 0);
+      for (std::size_t m = 0; m < plan_lags.size(); ++m)
+        plan_lags[m] = std::any_of(data.plan_lagged.begin() + static_cast<long>(m * K), data.plan_lagged.begin() + static_cast<long>((m + 1) * K),
+                                   [](std::uint8_t b) { return b != 0; });
       const auto M = data.num_directions();
       level_width.assign(static_cast<std::size_t>(data.level_stride - 1), 0);
       for (std::size_t m = 0; m < M; ++m)
@@ -353,7 +402,6 @@ struct DeviceTransport::Impl {
     state = allocate(need * kStateValues * acc_size, "Bi-CGSTAB scalars");
     partial = allocate(need * kSlots * static_cast<std::size_t>(dot_groups) * acc_size, "dot partials");
     plan_of_column = allocate(need * sizeof(cl_int), "plan of each column");
-    lagged.reset();
     columns = need;
     fields_allocated = nv;
   }
@@ -361,10 +409,7 @@ struct DeviceTransport::Impl {
   void set_columns(std::span<const double> dirs, std::size_t cols) {
     if (dirs.size() != 3 * cols) throw DeviceError("directions: expected 3 values per column");
     write_real(directions, dirs, "directions");
-    const std::vector<cl_int> ones(cols, 1), zeros(cols, 0);
-    write(active, ones.data(), cols * sizeof(cl_int), "column flags");
-    write(status, zeros.data(), cols * sizeof(cl_int), "column status");
-    write(iterations, zeros.data(), cols * sizeof(cl_int), "iteration counts");
+    reset_flags(cols);
   }
 
   void set_plans(std::span<const int> plans, std::size_t cols) {
@@ -373,6 +418,14 @@ struct DeviceTransport::Impl {
     for (int p : plans)
       if (p < 0 || static_cast<std::size_t>(p) >= data.num_directions()) throw DeviceError("plan_of_column: no plan " + std::to_string(p));
     write(plan_of_column, plans.data(), cols * sizeof(cl_int), "plan of each column");
+    batch_plans.assign(plans.begin(), plans.end());
+  }
+
+  void reset_flags(std::size_t cols) {
+    const std::vector<cl_int> ones(cols, 1), zeros(cols, 0);
+    write(active, ones.data(), cols * sizeof(cl_int), "column flags");
+    write(status, zeros.data(), cols * sizeof(cl_int), "column status");
+    write(iterations, zeros.data(), cols * sizeof(cl_int), "iteration counts");
   }
 
   // ---- launches -------------------------------------------------------------------------------
@@ -448,7 +501,7 @@ struct DeviceTransport::Impl {
   }
   void sweep(const cl::Memory& rhs, const cl::Memory& u, std::size_t cols, bool has_lagged) {
     const auto np = static_cast<std::size_t>(data.np), epg = static_cast<std::size_t>(solve_epg);
-    const cl::Memory& lag = has_lagged ? lagged : rhs;  // any valid buffer when unused
+    const cl::Memory& lag = has_lagged ? F(kY) : rhs;  // any valid buffer when unused
     for (int l = 0; l + 1 < data.level_stride; ++l) {
       const auto width = static_cast<std::size_t>(level_width[static_cast<std::size_t>(l)]);
       if (width == 0) continue;
@@ -524,6 +577,48 @@ struct DeviceTransport::Impl {
       out.rhs_norm.push_back(scalars[c * kStateValues + 7]);
     }
     return out;
+  }
+
+  // Sweeps of b = F(kB) into x = F(kX) (zero start), the plans set: one pass without lagged faces,
+  // else passes (lagged faces reading the previous pass, kept in F(kY)) until every column's
+  // max|x - previous| <= tol max|x|. Only DOT_GROUPS partial maxima per column cross the bus.
+  int resident_sweeps(std::size_t cols, double tol) {
+    bool lags = false;
+    for (int p : batch_plans) lags = lags || plan_lags[static_cast<std::size_t>(p)];
+    zero(F(kX), cols * column_bytes(1), "sweep start");
+    if (!lags) {
+      sweep(F(kB), F(kX), cols, false);
+      return 1;
+    }
+    zero(F(kY), cols * column_bytes(1), "lagged traces");
+    const auto wg = static_cast<std::size_t>(blas_wg);
+    std::vector<double> partials(cols * kSlots * static_cast<std::size_t>(dot_groups));
+    for (int passes = 1; passes <= 200; ++passes) {
+      sweep(F(kB), F(kX), cols, true);
+      launch_columns("max_change", static_cast<std::size_t>(dot_groups) * wg, wg, cols, n_long(), active, F(kX), F(kY), partial);
+      read_acc(partial, partials, 0, "sweep changes");
+      double worst = 0;
+      for (std::size_t c = 0; c < cols; ++c) {
+        const double* p = partials.data() + c * kSlots * static_cast<std::size_t>(dot_groups);
+        const double change = *std::max_element(p, p + dot_groups), size = *std::max_element(p + dot_groups, p + 2 * dot_groups);
+        worst = std::max(worst, size > 0 ? change / size : change);
+      }
+      if (worst <= tol) return passes;
+      launch_columns("copy_columns", vector_work(), wg, cols, n_long(), active, F(kX), F(kY));
+    }
+    throw DeviceError(info.label() + ": sweeps: the lagged faces did not converge in 200 passes; use solver.inner: bicgstab");
+  }
+
+  std::size_t node_work() const { return (n + static_cast<std::size_t>(blas_wg) - 1) / static_cast<std::size_t>(blas_wg) * static_cast<std::size_t>(blas_wg); }
+
+  // Inflow, traces and ordinate buffers for `cols` columns (small: boundary values).
+  void reserve_boundary(std::size_t cols) {
+    if (cols <= boundary_capacity) return;
+    const std::size_t values = static_cast<std::size_t>(faces) * static_cast<std::size_t>(data.nfp) * cols;
+    inflow = allocate(values * real_size, "wall inflow");
+    traces = allocate(values * real_size, "boundary traces");
+    ordinate = allocate(cols * sizeof(cl_int), "ordinate of each column");
+    boundary_capacity = cols;
   }
 
   double median_seconds(int repeats, const auto& run) {
@@ -616,19 +711,202 @@ void DeviceTransport::sweep(std::span<const double> directions, std::span<const 
   const std::size_t cols = directions.size() / 3;
   expect_columns(rhs, d.n, cols, "sweep: rhs");
   expect_columns(u, d.n, cols, "sweep: u");
-  d.reserve(cols, 2, "a sweep");
+  d.reserve(cols, lagged.empty() ? 2 : kSweepVectors, "a sweep");
   d.set_columns(directions, cols);
   d.set_plans(plan_of_column, cols);
-  d.write_real(d.fields[kX], rhs, "rhs");
-  d.write_real(d.fields[kB], u, "u");
+  d.write_real(d.fields[kB], rhs, "rhs");
+  d.write_real(d.fields[kX], u, "u");
   if (!lagged.empty()) {
     expect_columns(lagged, d.n, cols, "sweep: lagged");
-    if (!d.lagged) d.lagged = d.allocate(d.columns * d.column_bytes(1), "lagged traces");
-    d.write_real(d.lagged, lagged, "lagged");
+    d.write_real(d.fields[kY], lagged, "lagged");
   }
-  d.sweep(d.F(kX), d.F(kB), cols, !lagged.empty());
-  d.read_real(d.F(kB), u, "u");
+  d.sweep(d.F(kB), d.F(kX), cols, !lagged.empty());
+  d.read_real(d.F(kX), u, "u");
 }
+
+int DeviceTransport::sweep_solve(std::span<const double> directions, std::span<const int> plan_of_column,
+                                 std::span<const double> rhs, std::span<double> u, double tol) {
+  auto& d = *impl_;
+  const std::size_t cols = directions.size() / 3;
+  expect_columns(rhs, d.n, cols, "sweep_solve: rhs");
+  expect_columns(u, d.n, cols, "sweep_solve: u");
+  d.reserve(cols, kSweepVectors, "sweeps");
+  d.set_columns(directions, cols);
+  d.set_plans(plan_of_column, cols);
+  d.write_real(d.fields[kB], rhs, "rhs");
+  const int passes = d.resident_sweeps(cols, tol);
+  d.read_real(d.F(kX), u, "u");
+  return passes;
+}
+
+void DeviceTransport::set_scattering(const ScatteringTables& t) {
+  auto& d = *impl_;
+  const std::size_t M = t.weights.size(), R = static_cast<std::size_t>(std::max(0, t.rank));
+  if (t.s_bar.size() != 3 * M) throw DeviceError("scattering tables: weights and s_bar must cover the same ordinates");
+  if (R > 0) {
+    if (t.sigma_s.size() != d.n || t.operator_of_element.size() != static_cast<std::size_t>(d.data.K))
+      throw DeviceError("scattering tables: sigma_s per node and an operator per element expected");
+    int ops = 0;
+    for (int op : t.operator_of_element) ops = std::max(ops, op + 1);
+    if (t.to_direction.size() < static_cast<std::size_t>(ops) * M * R || t.to_moment.size() != t.to_direction.size())
+      throw DeviceError("scattering tables: to_direction and to_moment need [operator][ordinate][rank] values");
+  }
+  // Reallocated only when a size changes; sigma_s changes per spectral point.
+  auto put_real = [&](cl::Memory& m, std::span<const double> v, const char* what) {
+    const std::vector<double> one{0.0};
+    const std::span<const double> src = v.empty() ? std::span<const double>(one) : v;
+    std::size_t bytes = 0;
+    if (m) cl::check(clGetMemObjectInfo(m.get(), CL_MEM_SIZE, sizeof bytes, &bytes, nullptr), "clGetMemObjectInfo");
+    if (!m || bytes != std::max<std::size_t>(src.size() * d.real_size, 16)) m = d.allocate(src.size() * d.real_size, what, &d.resident);
+    d.write_real(m, src, what);
+  };
+  put_real(d.sigma_s, t.sigma_s, "scattering coefficient");
+  put_real(d.to_direction, t.to_direction, "phase-function tables");
+  put_real(d.to_moment, t.to_moment, "moment tables");
+  put_real(d.weights, t.weights, "ordinate weights");
+  put_real(d.s_bar, t.s_bar, "ordinate flux vectors");
+  const std::vector<int> ops = t.operator_of_element.empty() ? std::vector<int>{-1} : t.operator_of_element;
+  if (!d.op_of_element || d.rank != t.rank) d.op_of_element = d.allocate(ops.size() * sizeof(int), "scattering operator of each element", &d.resident);
+  d.write(d.op_of_element, ops.data(), ops.size() * sizeof(int), "scattering operator of each element");
+  if (d.rank != t.rank || !d.moments_in) {
+    d.moments_in = d.allocate(d.n * std::max<std::size_t>(R, 1) * d.real_size, "scattering moments", &d.resident);
+    d.moments_out = d.allocate(d.n * std::max<std::size_t>(R, 1) * d.acc_size, "new scattering moments", &d.resident);
+  }
+  if (!d.fluxes) d.fluxes = d.allocate(4 * d.n * d.acc_size, "G and q", &d.resident);
+  d.rank = static_cast<int>(R);
+  d.table_ordinates = static_cast<int>(M);
+}
+
+void DeviceTransport::set_boundary_faces(std::span<const int> element_face) {
+  auto& d = *impl_;
+  const auto K = static_cast<int>(d.data.K);
+  std::vector<int> boundary_element, boundary_face;
+  std::vector<int> slot(static_cast<std::size_t>(K), -1);  // element -> its index in boundary_element
+  for (std::size_t b = 0; b < element_face.size(); ++b) {
+    const int ef = element_face[b];
+    if (ef < 0 || ef / 4 >= K) throw DeviceError("boundary faces: element face " + std::to_string(ef) + " is not on this mesh");
+    int& t = slot[static_cast<std::size_t>(ef / 4)];
+    if (t < 0) {
+      t = static_cast<int>(boundary_element.size());
+      boundary_element.push_back(ef / 4);
+      boundary_face.insert(boundary_face.end(), 4, -1);
+    }
+    boundary_face[static_cast<std::size_t>(4 * t + ef % 4)] = static_cast<int>(b);
+  }
+  d.faces = static_cast<int>(element_face.size());
+  d.boundary_elements = static_cast<int>(boundary_element.size());
+  const std::vector<int> ef(element_face.begin(), element_face.end());
+  d.element_face = d.upload(ef.empty() ? std::vector<int>{0} : ef, "boundary faces");
+  d.boundary_element = d.upload(boundary_element.empty() ? std::vector<int>{0} : boundary_element, "boundary elements");
+  d.boundary_face = d.upload(boundary_face.empty() ? std::vector<int>{-1, -1, -1, -1} : boundary_face, "faces of boundary elements");
+  d.boundary_capacity = 0;
+}
+
+void DeviceTransport::begin_transport_sweep(std::span<const double> moments, bool outputs) {
+  auto& d = *impl_;
+  if (!d.fluxes) throw DeviceError("begin_transport_sweep: set_scattering first");
+  const std::size_t R = static_cast<std::size_t>(d.rank);
+  if (moments.size() != d.n * R) throw DeviceError("begin_transport_sweep: expected " + std::to_string(R) + " moments per node");
+  d.write_real(d.moments_in, moments, "scattering moments");
+  d.zero(d.moments_out, d.n * std::max<std::size_t>(R, 1) * d.acc_size, "new scattering moments");
+  if (outputs) d.zero(d.fluxes, 4 * d.n * d.acc_size, "G and q");
+  d.outputs = outputs;
+  d.sweep_open = true;
+}
+
+void DeviceTransport::load_batch(std::span<const double> directions, std::span<const int> ordinate,
+                                 std::span<const int> plan_of_column, std::span<const double> fixed_source, const BatchMethod& method) {
+  auto& d = *impl_;
+  if (!d.sweep_open) throw DeviceError("load_batch: begin_transport_sweep first");
+  const std::size_t cols = directions.size() / 3;
+  if (ordinate.size() != cols) throw DeviceError("load_batch: one ordinate per column");
+  for (int m : ordinate)
+    if (m < 0 || m >= d.table_ordinates) throw DeviceError("load_batch: ordinate " + std::to_string(m) + " is not in the tables");
+  if ((method.sweep || method.preconditioner == DevicePreconditioner::sweep) && plan_of_column.size() != cols)
+    throw DeviceError("load_batch: sweeps need the plan of each column");
+  d.reserve(cols, method.sweep ? kSweepVectors : kKrylovVectors, "a batch of ordinates");
+  d.reserve_boundary(cols);
+  d.set_columns(directions, cols);
+  if (!plan_of_column.empty()) d.set_plans(plan_of_column, cols);
+  d.write(d.ordinate, ordinate.data(), cols * sizeof(cl_int), "ordinate of each column");
+  if (!fixed_source.empty()) {
+    expect_columns(fixed_source, d.n, cols, "load_batch: fixed source");
+    d.write_real(d.fields[kBase], fixed_source, "fixed source");
+  }
+  d.launch("scatter_source", d.node_work(), cols, static_cast<std::size_t>(d.blas_wg), 1, d.n_long(), cl_int(d.table_ordinates),
+           cl_int(d.rank), cl_int(fixed_source.empty() ? 0 : 1), d.ordinate, d.op_of_element, d.to_direction, d.sigma_s,
+           d.moments_in, d.F(kBase));
+  d.batch_columns = cols;
+  d.batch_method = method;
+}
+
+BatchedSolve DeviceTransport::solve_batch(std::span<const double> inflow, std::span<double> traces) {
+  auto& d = *impl_;
+  const BatchMethod& method = d.batch_method;
+  const std::size_t cols = d.batch_columns, per = static_cast<std::size_t>(d.faces) * static_cast<std::size_t>(d.data.nfp);
+  if (cols == 0) throw DeviceError("solve_batch: load_batch first");
+  if (inflow.size() != per * cols || (!traces.empty() && traces.size() != per * cols))
+    throw DeviceError("solve_batch: inflow and traces need " + std::to_string(per) + " boundary values per column");
+  const auto wg = static_cast<std::size_t>(d.blas_wg);
+  d.reset_flags(cols);
+  d.launch_columns("copy_columns", d.vector_work(), wg, cols, d.n_long(), d.active, d.F(kBase), d.F(kB));
+  if (per > 0) {
+    d.write_real(d.inflow, inflow, "wall inflow");
+    d.launch("lift_inflow", static_cast<std::size_t>(d.boundary_elements) * static_cast<std::size_t>(d.data.np), cols, wg, 1,
+             cl_int(d.boundary_elements), d.n_long(), cl_int(d.faces), d.boundary_element, d.boundary_face, d.directions, d.geometry,
+             d.lift, d.inflow, d.F(kB));
+  }
+  BatchedSolve out;
+  if (method.sweep) {
+    const int passes = d.resident_sweeps(cols, method.rtol);
+    out.iterations.assign(cols, passes);
+    out.status.assign(cols, BicgStatus::converged);
+    out.residual_norm.assign(cols, 0.0);
+    out.rhs_norm.assign(cols, 0.0);
+  } else {
+    d.zero(d.F(kX), cols * d.column_bytes(1), "initial guess");
+    out = d.bicgstab(method.preconditioner, cols, method.rtol, method.max_iterations);
+  }
+  if (per > 0 && !traces.empty()) {
+    d.launch("gather_traces", per, cols, wg, 1, cl_int(d.faces), d.n_long(), d.element_face, d.face_nodes, d.F(kX), d.traces);
+    d.read_real(d.traces, traces, "boundary traces");
+  }
+  return out;
+}
+
+void DeviceTransport::read_batch_solution(std::span<double> u) {
+  auto& d = *impl_;
+  expect_columns(u, d.n, d.batch_columns, "read_batch_solution: u");
+  d.read_real(d.F(kX), u, "intensities");
+}
+
+void DeviceTransport::accumulate_batch() {
+  auto& d = *impl_;
+  if (d.batch_columns == 0) throw DeviceError("accumulate_batch: load_batch first");
+  d.launch("accumulate_moments", d.node_work(), 0, static_cast<std::size_t>(d.blas_wg), 0, d.n_long(), cl_int(d.batch_columns),
+           cl_int(d.table_ordinates), cl_int(d.rank), cl_int(d.outputs ? 1 : 0), d.ordinate, d.op_of_element, d.to_moment, d.weights,
+           d.s_bar, d.F(kX), d.moments_out, d.fluxes);
+}
+
+void DeviceTransport::finish_transport_sweep(std::span<double> moments, std::span<double> G, std::span<double> qx,
+                                             std::span<double> qy, std::span<double> qz) {
+  auto& d = *impl_;
+  if (!d.sweep_open) throw DeviceError("finish_transport_sweep: begin_transport_sweep first");
+  if (moments.size() != d.n * static_cast<std::size_t>(d.rank)) throw DeviceError("finish_transport_sweep: moments size");
+  d.read_acc(d.moments_out, moments, 0, "scattering moments");
+  if (d.outputs) {
+    std::size_t part = 0;
+    for (auto v : {G, qx, qy, qz}) {
+      if (v.size() != d.n) throw DeviceError("finish_transport_sweep: G, qx, qy, qz need one value per node");
+      d.read_acc(d.fluxes, v, part++ * d.n, "G and q");
+    }
+  }
+  d.sweep_open = false;
+  d.batch_columns = 0;
+}
+
+std::size_t DeviceTransport::bytes_to_device() const { return impl_->to_device; }
+std::size_t DeviceTransport::bytes_from_device() const { return impl_->from_device; }
 
 BatchedSolve DeviceTransport::solve_bicgstab(std::span<const double> directions, DevicePreconditioner pc,
                                              std::span<const int> plan_of_column, std::span<const double> b,

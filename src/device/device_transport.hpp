@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace dgrte::device {
 
@@ -34,8 +35,20 @@ struct DeviceOptions {
 
 enum class DevicePreconditioner { none, partial_block_jacobi, block_jacobi, sweep };
 
+// How a resident batch is solved: sweeps (passes while lagged faces change by more than rtol
+// relative, at most 200), or Bi-CGSTAB with `preconditioner`.
+struct BatchMethod {
+  bool sweep = true;
+  DevicePreconditioner preconditioner = DevicePreconditioner::partial_block_jacobi;
+  double rtol = 1e-12;
+  int max_iterations = 5000;
+};
+
 class DeviceTransport {
  public:
+  // Device fields per column a resident batch needs (within the memory budget, see max_columns).
+  static constexpr int kSweepVectors = 4, kKrylovVectors = 12;
+
   // Takes the data (move it in): uploaded once, then the host copies of the large arrays are freed.
   DeviceTransport(TransportData data, const DeviceOptions& options);
   ~DeviceTransport();
@@ -69,6 +82,39 @@ class DeviceTransport {
   BatchedSolve solve_bicgstab(std::span<const double> directions, DevicePreconditioner pc,
                               std::span<const int> plan_of_column, std::span<const double> b, std::span<double> x,
                               double rtol, int max_iterations);
+
+  // Sweeps of every column to convergence of the lagged faces (one pass when no column's plan lags a
+  // face): passes until max|u - u_previous| <= tol max|u| in every column; throws after 200 passes.
+  // Returns the passes.
+  int sweep_solve(std::span<const double> directions, std::span<const int> plan_of_column, std::span<const double> rhs,
+                  std::span<double> u, double tol);
+
+  // ---- The outer iteration on the device: only moments and boundary values cross the bus -------
+  // Once per solve (and again when sigma_s changes): the scattering tables; the boundary faces
+  // (b -> 4 e + f, the order of the host's wall model).
+  void set_scattering(const ScatteringTables& tables);
+  void set_boundary_faces(std::span<const int> element_face);
+  // One transport sweep: begin (upload the moments, R per node; zero the accumulators), then per
+  // batch: load, solve (as often as the specular coupling needs), accumulate; then finish (read
+  // the new moments, and G, qx, qy, qz when `outputs` was set; otherwise pass empty spans).
+  void begin_transport_sweep(std::span<const double> moments, bool outputs);
+  // The batch's columns: ordinate[c] (into the tables), its direction and plan (needed by sweeps
+  // and the sweep preconditioner); base = fixed_source (empty: zero) + the in-scattering of the
+  // moments; `method` solves it.
+  void load_batch(std::span<const double> directions, std::span<const int> ordinate, std::span<const int> plan_of_column,
+                  std::span<const double> fixed_source, const BatchMethod& method);
+  // rhs = base - LIFT(c g) with the wall inflow g (faces x NFP per column), solved from a zero
+  // start; returns per column iterations (sweep passes) and status; traces (faces x NFP per column;
+  // empty: not read back) receive the solution at the boundary face nodes. Called again after new
+  // inflow (specular passes).
+  BatchedSolve solve_batch(std::span<const double> inflow, std::span<double> traces);
+  void read_batch_solution(std::span<double> u);  // the whole fields (only when the host keeps intensities)
+  void accumulate_batch();                        // moments (and outputs) += those of the batch's solution
+  void finish_transport_sweep(std::span<double> moments, std::span<double> G, std::span<double> qx, std::span<double> qy,
+                              std::span<double> qz);
+  // Bytes moved between host and device so far (uploads, read-backs): what the outer iteration costs.
+  std::size_t bytes_to_device() const;
+  std::size_t bytes_from_device() const;
 
   // Benchmarks: median seconds of `repeats` launches on device-resident fields of `columns` columns
   // (directions from the data, cycled), and the copy bandwidth (bytes read + written per second).

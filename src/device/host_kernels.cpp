@@ -265,4 +265,89 @@ BatchedSolve host_bicgstab(const ColumnOperator& apply, const ColumnOperator& pr
   return out;
 }
 
+void host_scatter_source(const TransportData& d, const ScatteringTables& t, std::span<const int> ordinate, bool has_base,
+                         std::span<const double> phi, std::span<double> base) {
+  const auto n = static_cast<std::size_t>(d.num_dofs()), np = static_cast<std::size_t>(d.np), R = static_cast<std::size_t>(t.rank);
+  const std::size_t M = t.weights.size();
+  for (std::size_t c = 0; c < ordinate.size(); ++c)
+    for (std::size_t k = 0; k < n; ++k) {
+      double s = has_base ? base[c * n + k] : 0.0;
+      const int op = R > 0 ? t.operator_of_element[k / np] : -1;
+      if (op >= 0) {
+        const double* Y = t.to_direction.data() + (static_cast<std::size_t>(op) * M + static_cast<std::size_t>(ordinate[c])) * R;
+        double a = 0;
+        for (std::size_t j = 0; j < R; ++j) a += Y[j] * phi[k * R + j];
+        s += t.sigma_s[k] * a;
+      }
+      base[c * n + k] = s;
+    }
+}
+
+void host_lift_inflow(const TransportData& d, std::span<const int> element_face, std::span<const double> directions,
+                      std::span<const double> inflow, std::span<double> rhs) {
+  const auto n = static_cast<std::size_t>(d.num_dofs()), np = static_cast<std::size_t>(d.np), nfp = static_cast<std::size_t>(d.nfp);
+  const std::size_t faces = element_face.size(), cols = directions.size() / 3;
+  for (std::size_t c = 0; c < cols; ++c) {
+    const Direction s = direction_of(directions, c);
+    for (std::size_t b = 0; b < faces; ++b) {
+      const auto e = static_cast<std::size_t>(element_face[b] / 4);
+      const int f = element_face[b] % 4;
+      const double cf = inflow_coefficient(d.geometry.data() + e * kGeometryStride, f, s);
+      if (cf == 0.0) continue;
+      const double* g = inflow.data() + c * faces * nfp + b * nfp;
+      for (std::size_t i = 0; i < np; ++i) {
+        double a = 0;
+        for (std::size_t q = 0; q < nfp; ++q) a += d.lift[(static_cast<std::size_t>(f) * nfp + q) * np + i] * g[q];
+        rhs[c * n + e * np + i] -= cf * a;
+      }
+    }
+  }
+}
+
+void host_gather_traces(const TransportData& d, std::span<const int> element_face, std::span<const double> u,
+                        std::span<double> traces) {
+  const auto n = static_cast<std::size_t>(d.num_dofs()), np = static_cast<std::size_t>(d.np), nfp = static_cast<std::size_t>(d.nfp);
+  const std::size_t faces = element_face.size(), cols = u.size() / n;
+  for (std::size_t c = 0; c < cols; ++c)
+    for (std::size_t b = 0; b < faces; ++b) {
+      const auto e = static_cast<std::size_t>(element_face[b] / 4), f = static_cast<std::size_t>(element_face[b] % 4);
+      for (std::size_t j = 0; j < nfp; ++j)
+        traces[c * faces * nfp + b * nfp + j] = u[c * n + e * np + static_cast<std::size_t>(d.face_nodes[f * nfp + j])];
+    }
+}
+
+void host_accumulate_moments(const TransportData& d, const ScatteringTables& t, std::span<const int> ordinate, bool outputs,
+                             std::span<const double> u, std::span<double> moments, std::span<double> fluxes) {
+  const auto n = static_cast<std::size_t>(d.num_dofs()), np = static_cast<std::size_t>(d.np), R = static_cast<std::size_t>(t.rank);
+  const std::size_t M = t.weights.size(), cols = ordinate.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const int op = R > 0 ? t.operator_of_element[k / np] : -1;
+    if (op >= 0)
+      for (std::size_t j = 0; j < R; ++j) {
+        double a = 0;
+        for (std::size_t c = 0; c < cols; ++c)
+          a += t.to_moment[(static_cast<std::size_t>(op) * M + static_cast<std::size_t>(ordinate[c])) * R + j] * u[c * n + k];
+        moments[k * R + j] += a;
+      }
+    if (!outputs) continue;
+    for (std::size_t c = 0; c < cols; ++c) {
+      const auto m = static_cast<std::size_t>(ordinate[c]);
+      const double I = u[c * n + k];
+      fluxes[k] += t.weights[m] * I;
+      for (std::size_t x = 0; x < 3; ++x) fluxes[(x + 1) * n + k] += t.s_bar[3 * m + x] * I;
+    }
+  }
+}
+
+void host_max_change(std::size_t n, std::span<const double> u, std::span<const double> previous, std::span<double> change,
+                     std::span<double> size) {
+  for (std::size_t c = 0; c < change.size(); ++c) {
+    change[c] = size[c] = 0;
+    for (std::size_t k = c * n; k < (c + 1) * n; ++k) {
+      change[c] = std::max(change[c], std::abs(u[k] - previous[k]));
+      size[c] = std::max(size[c], std::abs(u[k]));
+    }
+  }
+}
+
 }  // namespace dgrte::device

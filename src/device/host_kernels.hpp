@@ -45,4 +45,33 @@ BatchedSolve host_bicgstab(const ColumnOperator& apply, const ColumnOperator& pr
 
 const char* to_string(BicgStatus s);
 
+// What the device needs to form the in-scattering of each ordinate from the moments, and the
+// moments from the intensities (the outer iteration on the device). R moments per node; tables
+// per scattering operator, ordinate and moment ([op][m][R], zero-padded where an operator has fewer).
+struct ScatteringTables {
+  int rank = 0;                           // R (0: no scattering; then the other arrays may be empty)
+  std::vector<double> sigma_s;            // per node
+  std::vector<int> operator_of_element;   // per element; -1: not scattering
+  std::vector<double> to_direction, to_moment;
+  std::vector<double> weights, s_bar;     // per ordinate: w_m and s_bar_m (3), for G and q
+};
+
+// outer_iteration.cl. Column c is ordinate ordinate[c] of the tables; boundary face b is
+// element_face[b] = 4 e + f, its values at b * nfp + j of a column's boundary block.
+// base[c] = (has_base ? base[c] : 0) + sigma_s sum_j Y[op, m_c, j] phi[k R + j].
+void host_scatter_source(const TransportData& d, const ScatteringTables& t, std::span<const int> ordinate, bool has_base,
+                         std::span<const double> phi, std::span<double> base);
+// rhs[c] -= LIFT (c_ef g) on the boundary faces where column c's direction enters.
+void host_lift_inflow(const TransportData& d, std::span<const int> element_face, std::span<const double> directions,
+                      std::span<const double> inflow, std::span<double> rhs);
+// traces[c][b nfp + j] = u[c] at node j of boundary face b.
+void host_gather_traces(const TransportData& d, std::span<const int> element_face, std::span<const double> u,
+                        std::span<double> traces);
+// moments += sum_c Z u_c; with outputs, fluxes (G | qx | qy | qz, n each) += sum_c (w, s_bar) u_c.
+void host_accumulate_moments(const TransportData& d, const ScatteringTables& t, std::span<const int> ordinate, bool outputs,
+                             std::span<const double> u, std::span<double> moments, std::span<double> fluxes);
+// Per column: max |u - previous| and max |u|.
+void host_max_change(std::size_t n, std::span<const double> u, std::span<const double> previous, std::span<double> change,
+                     std::span<double> size);
+
 }  // namespace dgrte::device

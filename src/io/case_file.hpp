@@ -136,6 +136,8 @@ struct SolverSpec {
   std::string backend = "cpu";
   std::string device = "auto";
   bool single_precision = false;  // solver.precision: double (default) | single (OpenCL only)
+  // Single precision: the tightest inner and outer tolerances float can reach (and the defaults).
+  static constexpr double kSingleRtol = 1e-6, kSingleOuterTolerance = 1e-5;
   double device_memory_mb = 0;    // device memory budget; 0 = 3/4 of the device's memory
   std::string backend_where;      // file: key (line), for errors about the backend
 };

@@ -39,31 +39,6 @@ device::DevicePreconditioner device_preconditioner(io::Preconditioner p) {
   return device::DevicePreconditioner::none;
 }
 
-int device_sweep_solve(device::DeviceTransport& dev, const std::vector<transport::SweepPlan>& plans,
-                       std::span<const double> dirs, std::span<const int> plan_of_column, std::span<const double> rhs,
-                       std::span<double> u, double tol) {
-  bool lagged = false;
-  for (int p : plan_of_column) lagged = lagged || plans[static_cast<std::size_t>(p)].lagged > 0;
-  if (!lagged) {
-    dev.sweep(dirs, plan_of_column, rhs, u);
-    return 1;
-  }
-  const std::size_t cols = plan_of_column.size(), n = u.size() / cols;
-  std::vector<double> previous(u.begin(), u.end());
-  for (int passes = 1; passes <= 200; ++passes) {
-    dev.sweep(dirs, plan_of_column, rhs, u, previous);
-    double worst = 0;
-    for (std::size_t c = 0; c < cols; ++c) {
-      double change = 0, scale = 0;
-      for (std::size_t i = c * n; i < (c + 1) * n; ++i) change = std::max(change, std::abs(u[i] - previous[i])), scale = std::max(scale, std::abs(u[i]));
-      worst = std::max(worst, scale > 0 ? change / scale : change);
-    }
-    if (worst <= tol) return passes;
-    std::copy(u.begin(), u.end(), previous.begin());
-  }
-  throw SolverError("device sweeps: lagged faces did not converge in 200 passes; use solver.inner: bicgstab");
-}
-
 std::vector<transport::SweepPlan> plan_sweeps(const transport::Discretization& disc, const problem::Walls& walls,
                                              const angular::Quadrature& quad) {
   std::vector<transport::SweepPlan> plans(quad.size());
@@ -118,10 +93,15 @@ class TransportSweep {
     if (opt.device) {
       if (opt.positivity) throw InputError("solver.positivity: the positivity limiter runs in the CPU sweeps only; use solver.backend: cpu");
       opt.device->set_sigma_t(medium.sigma_t);
+      opt.device->set_scattering(scattering_tables());
+      std::vector<int> element_face(walls.num_faces());
+      for (std::size_t b = 0; b < element_face.size(); ++b) element_face[b] = static_cast<int>(walls.element_face(b));
+      opt.device->set_boundary_faces(element_face);
       // The device solves a batch together: as many ordinates as its memory budget holds.
-      batch_ = std::max<std::size_t>(1, opt.device->max_columns(11));
-      if (opt.device->max_columns(11) == 0)
+      const std::size_t fit = opt.device->max_columns(device_vectors());
+      if (fit == 0)
         throw SolverError(fmt::format("{}: not one ordinate of {} unknowns fits the device memory budget", opt.device->device().label(), n));
+      batch_ = fit;
     } else if (opt.inner == io::InnerMethod::sweep) {
       // As many ordinates per batch as a 64 MB field budget allows (at least two per thread):
       // fewer OpenMP regions per transport sweep; barriers are costly on a loaded machine.
@@ -142,18 +122,17 @@ class TransportSweep {
   void apply(std::span<const double> x, bool with_sources, std::span<double> x_out, Outputs* out) {
     const std::size_t n = disc_.num_dofs(), r = rank(), nb = walls_.num_faces() * walls_.face_nodes();
     std::fill(x_out.begin(), x_out.end(), 0.0);
+    if (opt_.device) {
+      apply_on_device(x, with_sources, x_out, out);
+      ++report_.transport_sweeps;
+      return;
+    }
     const auto phi = x.subspan(0, n * r);
     const auto state = x.subspan(n * r);
     auto phi_out = x_out.subspan(0, n * r);
     auto state_out = x_out.subspan(n * r);
-    if (out) {
-      for (auto* v : {&out->G, &out->qx, &out->qy, &out->qz}) v->assign(n, 0.0);
-      out->q_in.assign(nb, 0.0);
-      out->q_out.assign(nb, 0.0);
-      out->intensities.clear();
-    }
-    auto& specular = specular_[with_sources ? 1 : 0];
-    if (specular.size() != walls_.specular_size()) specular.assign(walls_.specular_size(), 0.0);
+    clear_outputs(out);
+    auto& specular = specular_state(with_sources);
     const auto& groups = walls_.reflection_groups();
     for (std::size_t g0 = 0; g0 < groups.size();) {
       // A batch: whole reflection groups, about batch_ ordinates.
@@ -169,15 +148,11 @@ class TransportSweep {
       for (std::size_t k = 0; k < members.size(); ++k) slots_[k].resize(n, nb);
       const auto ng = static_cast<long>(g1 - g0);
       std::vector<std::pair<long, long>> counts(static_cast<std::size_t>(ng));
-      if (opt_.device) {
-        counts.assign(1, solve_on_device(members, phi, state, with_sources, specular));
-      } else {
-        // Groups in parallel with sweeps (PETSc's Bi-CGSTAB runs one ordinate at a time).
-        parallel_for(ng, opt_.inner == io::InnerMethod::sweep && !opt_.threads_over_levels ? 2 : ng + 1, [&](long gi) {
-          const auto gu = static_cast<std::size_t>(gi);
-          counts[gu] = solve_group(members, slot_of_group[gu], slot_of_group[gu + 1], phi, state, with_sources, specular);
-        }, 1);
-      }
+      // Groups in parallel with sweeps (PETSc's Bi-CGSTAB runs one ordinate at a time).
+      parallel_for(ng, opt_.inner == io::InnerMethod::sweep && !opt_.threads_over_levels ? 2 : ng + 1, [&](long gi) {
+        const auto gu = static_cast<std::size_t>(gi);
+        counts[gu] = solve_group(members, slot_of_group[gu], slot_of_group[gu + 1], phi, state, with_sources, specular);
+      }, 1);
       for (const auto& [p, gp] : counts) {
         report_.inner_iterations += p;
         report_.specular_passes += gp;
@@ -240,40 +215,150 @@ class TransportSweep {
                                   members[k0], kMaxPasses));
   }
 
-  // The batch's ordinates on the device, all at once. Specular reflection couples ordinates of a
-  // group: block Jacobi over the batch (every ordinate's inflow from the previous pass's traces)
-  // until the exchanged traces stop changing. Returns (inner iterations, passes).
-  std::pair<long, long> solve_on_device(const std::vector<int>& members, std::span<const double> phi,
-                                        std::span<const double> state, bool with_sources, std::vector<double>& specular) {
-    const std::size_t count = members.size(), n = disc_.num_dofs();
-    for (std::size_t k = 0; k < count; ++k) build_base(members[k], phi, with_sources, slots_[k].base);
-    const bool coupled = walls_.specular_size() > 0;
+  void clear_outputs(Outputs* out) const {
+    if (!out) return;
+    for (auto* v : {&out->G, &out->qx, &out->qy, &out->qz}) v->assign(disc_.num_dofs(), 0.0);
+    out->q_in.assign(walls_.num_faces() * walls_.face_nodes(), 0.0);
+    out->q_out.assign(walls_.num_faces() * walls_.face_nodes(), 0.0);
+    out->intensities.clear();
+  }
+
+  // Specular traces persisted between transport sweeps (one set with sources, one without).
+  std::vector<double>& specular_state(bool with_sources) {
+    auto& specular = specular_[with_sources ? 1 : 0];
+    if (specular.size() != walls_.specular_size()) specular.assign(walls_.specular_size(), 0.0);
+    return specular;
+  }
+
+  // ---- The OpenCL backend: the fields stay on the device ----------------------------------------
+  // Per transport sweep the moments go up once and come back once; per batch the wall inflow goes up
+  // and the boundary traces come back (all that Walls::record, record_specular and tally read), and
+  // the fixed sources go up in the sweeps that carry them (twice per GMRES solve).
+
+  int device_vectors() const {
+    return opt_.inner == io::InnerMethod::sweep ? device::DeviceTransport::kSweepVectors : device::DeviceTransport::kKrylovVectors;
+  }
+
+  device::BatchMethod device_method() const {
+    device::BatchMethod b;
+    b.sweep = opt_.inner == io::InnerMethod::sweep;
+    b.preconditioner = device_preconditioner(opt_.preconditioner);
+    b.rtol = opt_.inner_rtol;
+    b.max_iterations = opt_.inner_max_iterations;
+    return b;
+  }
+
+  // The medium's scattering operators as the device's tables ([op][m][R], zero-padded).
+  device::ScatteringTables scattering_tables() const {
+    device::ScatteringTables t;
+    const std::size_t M = quad_.size(), r = rank();
+    t.rank = static_cast<int>(r);
+    t.weights.assign(quad_.w.begin(), quad_.w.end());
+    for (const auto& sb : quad_.s_bar) t.s_bar.insert(t.s_bar.end(), sb.begin(), sb.end());
+    if (r == 0) return t;
+    t.sigma_s.assign(medium_.sigma_s.begin(), medium_.sigma_s.end());
+    t.operator_of_element.assign(medium_.scattering_of_element.begin(), medium_.scattering_of_element.end());
+    const std::size_t ops = medium_.scattering.size();
+    t.to_direction.assign(ops * M * r, 0.0);
+    t.to_moment.assign(ops * M * r, 0.0);
+    for (std::size_t op = 0; op < ops; ++op) {
+      const auto& sm = medium_.scattering[op];
+      const auto ro = static_cast<std::size_t>(sm.rank);
+      for (std::size_t m = 0; m < M; ++m)
+        for (std::size_t j = 0; j < ro; ++j) {
+          t.to_direction[(op * M + m) * r + j] = sm.to_direction[m * ro + j];
+          t.to_moment[(op * M + m) * r + j] = sm.to_moment[m * ro + j];
+        }
+    }
+    return t;
+  }
+
+  // TransportSweep::apply on the device: the same batches of whole reflection groups.
+  void apply_on_device(std::span<const double> x, bool with_sources, std::span<double> x_out, Outputs* out) {
+    auto& dev = *opt_.device;
+    const std::size_t n = disc_.num_dofs(), r = rank(), nb = walls_.num_faces() * walls_.face_nodes();
+    const auto state = x.subspan(n * r);
+    auto state_out = x_out.subspan(n * r);
+    const bool keep = out && opt_.keep_intensities;
+    clear_outputs(out);
+    auto& specular = specular_state(with_sources);
+    dev.begin_transport_sweep(x.subspan(0, n * r), out != nullptr);
+    const auto& groups = walls_.reflection_groups();
+    for (std::size_t g0 = 0; g0 < groups.size();) {
+      std::size_t g1 = g0, count = 0;
+      while (g1 < groups.size() && (count == 0 || count + groups[g1].size() <= batch_)) count += groups[g1++].size();
+      std::vector<int> members;
+      for (std::size_t gi = g0; gi < g1; ++gi) members.insert(members.end(), groups[gi].begin(), groups[gi].end());
+      if (slots_.size() < members.size()) slots_.resize(members.size());
+      for (std::size_t k = 0; k < members.size(); ++k) slots_[k].resize(n, nb);
+      // Boundary traces only when the walls reflect or the wall fluxes are wanted.
+      const auto [inner, passes] = solve_on_device(members, state, with_sources, specular, keep, out || walls_.reflects());
+      report_.inner_iterations += inner;
+      report_.specular_passes += passes;
+      for (std::size_t k = 0; k < members.size(); ++k) {
+        walls_.record(members[k], slots_[k].u, state_out);
+        if (out) walls_.tally(members[k], slots_[k].u, slots_[k].g, out->q_in, out->q_out);
+        if (keep) kept_[static_cast<std::size_t>(members[k])] = slots_[k].u;
+      }
+      g0 = g1;
+    }
+    if (out) dev.finish_transport_sweep(x_out.subspan(0, n * r), out->G, out->qx, out->qy, out->qz);
+    else dev.finish_transport_sweep(x_out.subspan(0, n * r), {}, {}, {}, {});
+    if (keep) out->intensities = std::move(kept_);
+    kept_.assign(opt_.keep_intensities ? quad_.size() : 0, {});
+  }
+
+  // The ordinates `members` (whole reflection groups) on the device, batch_ at a time. Specular
+  // reflection couples ordinates of a group: block Jacobi over the batch (every ordinate's inflow
+  // from the previous pass's traces) until the exchanged traces stop changing; then the moments of
+  // the converged solutions are added (a group larger than a batch is solved once more, chunk by
+  // chunk, for that). Slot u holds the solution at the boundary face nodes only (need_traces; the
+  // whole field with `keep`). Returns (inner iterations, passes).
+  std::pair<long, long> solve_on_device(const std::vector<int>& members, std::span<const double> state, bool with_sources,
+                                        std::vector<double>& specular, bool keep, bool need_traces) {
+    auto& dev = *opt_.device;
+    const std::size_t count = members.size(), n = disc_.num_dofs(), nb = walls_.num_faces() * walls_.face_nodes();
     const std::span<const double> extra = beams_ ? std::span<const double>(beams_->diffuse_irradiation) : std::span<const double>();
-    const std::size_t chunk = std::max<std::size_t>(1, opt_.device->max_columns(11));
+    const std::size_t chunk = batch_, chunks = (count + chunk - 1) / chunk;
     long inner = 0;
+    auto load = [&](std::size_t k0, std::size_t cols) {
+      std::vector<double> dirs(3 * cols), fixed(with_sources ? n * cols : 0);
+      std::vector<int> ordinates(cols);
+      for (std::size_t c = 0; c < cols; ++c) {
+        const int m = members[k0 + c];
+        const auto& v = walls_.streaming(m);
+        std::copy(v.begin(), v.end(), dirs.begin() + static_cast<long>(3 * c));
+        ordinates[c] = m;
+        if (with_sources) build_fixed(m, std::span(fixed).subspan(n * c, n));
+      }
+      dev.load_batch(dirs, ordinates, uses_sweep_plans(opt_) ? std::span<const int>(ordinates) : std::span<const int>(), fixed,
+                     device_method());
+    };
+    auto solve = [&](std::size_t k0, std::size_t cols) {
+      std::vector<double> g(nb * cols), traces(need_traces ? nb * cols : 0);
+      for (std::size_t c = 0; c < cols; ++c) {
+        auto& sl = slots_[k0 + c];
+        walls_.inflow(members[k0 + c], walls_.streaming(members[k0 + c]), with_sources, state, specular, sl.g, extra);
+        std::copy(sl.g.begin(), sl.g.end(), g.begin() + static_cast<long>(nb * c));
+      }
+      inner += checked_iterations(dev.solve_batch(g, traces), members, k0);
+      if (need_traces)
+        for (std::size_t c = 0; c < cols; ++c) scatter_traces(std::span(traces).subspan(nb * c, nb), slots_[k0 + c].u);
+    };
+    auto finish = [&](std::size_t k0, std::size_t cols) {
+      dev.accumulate_batch();
+      if (!keep) return;
+      std::vector<double> u(n * cols);
+      dev.read_batch_solution(u);
+      for (std::size_t c = 0; c < cols; ++c)
+        std::copy(u.begin() + static_cast<long>(n * c), u.begin() + static_cast<long>(n * (c + 1)), slots_[k0 + c].u.begin());
+    };
     constexpr int kMaxPasses = 20000;
     for (int pass = 1; pass <= kMaxPasses; ++pass) {
-      for (std::size_t k = 0; k < count; ++k) {
-        auto& sl = slots_[k];
-        const auto& v = walls_.streaming(members[k]);
-        walls_.inflow(members[k], v, with_sources, state, specular, sl.g, extra);
-        std::copy(sl.base.begin(), sl.base.end(), sl.rhs.begin());
-        walls_.lift(v, sl.g, sl.rhs);
-      }
       for (std::size_t k0 = 0; k0 < count; k0 += chunk) {
         const std::size_t cols = std::min(chunk, count - k0);
-        std::vector<double> dirs(3 * cols), rhs(n * cols), u(n * cols, 0.0);
-        std::vector<int> plans(cols);
-        for (std::size_t c = 0; c < cols; ++c) {
-          const int m = members[k0 + c];
-          const auto& v = walls_.streaming(m);
-          std::copy(v.begin(), v.end(), dirs.begin() + static_cast<long>(3 * c));
-          std::copy(slots_[k0 + c].rhs.begin(), slots_[k0 + c].rhs.end(), rhs.begin() + static_cast<long>(n * c));
-          plans[c] = m;
-        }
-        inner += device_solve(dirs, plans, rhs, u, members[k0]);
-        for (std::size_t c = 0; c < cols; ++c)
-          std::copy(u.begin() + static_cast<long>(n * c), u.begin() + static_cast<long>(n * (c + 1)), slots_[k0 + c].u.begin());
+        if (pass == 1 || chunks > 1) load(k0, cols);
+        solve(k0, cols);
       }
       double change = 0, magnitude = 0;
       for (std::size_t k = 0; k < count; ++k) {
@@ -281,7 +366,18 @@ class TransportSweep {
         change = std::max(change, c);
         magnitude = std::max(magnitude, a);
       }
-      if (!coupled || change <= std::max(opt_.inner_rtol, 1e-13) * magnitude) return {inner, pass};
+      if (walls_.specular_size() > 0 && change > std::max(opt_.inner_rtol, 1e-13) * magnitude) continue;
+      if (chunks == 1) {
+        finish(0, count);
+      } else {
+        for (std::size_t k0 = 0; k0 < count; k0 += chunk) {
+          const std::size_t cols = std::min(chunk, count - k0);
+          load(k0, cols);
+          solve(k0, cols);
+          finish(k0, cols);
+        }
+      }
+      return {inner, pass};
     }
     throw SolverError(fmt::format("specular reflections of the ordinate batch of ordinate {} did not converge in {} passes: "
                                   "a mirror enclosure with (almost) no absorption traps the radiation; add absorption or "
@@ -289,29 +385,27 @@ class TransportSweep {
                                   members[0], kMaxPasses));
   }
 
-  // One device solve of `plans.size()` columns: sweeps (passes while lagged faces change) or
-  // batched Bi-CGSTAB. Returns the inner iterations summed over the columns.
-  long device_solve(std::span<const double> dirs, std::span<const int> plans, std::span<const double> rhs, std::span<double> u,
-                    int first_ordinate) {
-    auto& dev = *opt_.device;
-    const std::size_t cols = plans.size();
-    if (opt_.inner == io::InnerMethod::sweep) {
-      try {
-        return static_cast<long>(cols) * device_sweep_solve(dev, *plans_, dirs, plans, rhs, u, opt_.inner_rtol);
-      } catch (const SolverError& e) {
-        throw SolverError(fmt::format("batch starting at ordinate {}: {}", first_ordinate, e.what()));
-      }
+  // The solution's values at the boundary face nodes into a host field (the rest is left as is).
+  void scatter_traces(std::span<const double> traces, std::vector<double>& u) const {
+    const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), nfp = walls_.face_nodes();
+    for (std::size_t b = 0; b < walls_.num_faces(); ++b) {
+      const std::size_t ef = walls_.element_face(b), e = ef / 4;
+      const auto& fn = disc_.ref.face_nodes[ef % 4];
+      for (std::size_t j = 0; j < nfp; ++j) u[e * np + static_cast<std::size_t>(fn[j])] = traces[b * nfp + j];
     }
-    const auto pc = device_preconditioner(opt_.preconditioner);
-    const auto res = dev.solve_bicgstab(dirs, pc, plans, rhs, u, opt_.inner_rtol, opt_.inner_max_iterations);
+  }
+
+  // Inner iterations of a device batch (columns k0.. of members); a column that stopped unconverged
+  // is an error naming its ordinate.
+  long checked_iterations(const device::BatchedSolve& res, const std::vector<int>& members, std::size_t k0) const {
     long its = 0;
-    for (std::size_t c = 0; c < cols; ++c) {
+    for (std::size_t c = 0; c < res.iterations.size(); ++c) {
       its += res.iterations[c];
       if (res.status[c] != device::BicgStatus::converged)
         throw SolverError(fmt::format("{}: Bi-CGSTAB of ordinate {} stopped ({}) after {} iterations, residual {:.3e} of ||b|| {:.3e} "
                                       "(rtol {:.1e}); raise solver.max_iterations or use solver.preconditioner: block-jacobi",
-                                      dev.device().label(), plans[c], device::to_string(res.status[c]), res.iterations[c],
-                                      res.residual_norm[c], res.rhs_norm[c], opt_.inner_rtol));
+                                      opt_.device->device().label(), members[k0 + c], device::to_string(res.status[c]),
+                                      res.iterations[c], res.residual_norm[c], res.rhs_norm[c], opt_.inner_rtol));
     }
     return its;
   }
@@ -334,17 +428,20 @@ class TransportSweep {
 
  private:
 
-  // rhs = sources + scattering of the moments + lift of the wall inflow g.
+  // The sources of ordinate m that do not depend on the iterate: emission, user source, scattered beams.
+  void build_fixed(int m, std::span<double> rhs) const {
+    const auto mu = static_cast<std::size_t>(m);
+    std::copy(emission_.begin(), emission_.end(), rhs.begin());
+    problem::add_user_source(medium_, disc_, quad_.s[mu], rhs);
+    if (beams_) add_beam_scattering(mu, rhs);
+  }
+
+  // rhs = fixed sources (with_sources) + scattering of the moments.
   void build_base(int m, std::span<const double> phi, bool with_sources, std::vector<double>& rhs) const {
     const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), K = disc_.num_elements(), r = rank();
     const auto mu = static_cast<std::size_t>(m);
-    if (with_sources) {
-      std::copy(emission_.begin(), emission_.end(), rhs.begin());
-      problem::add_user_source(medium_, disc_, quad_.s[mu], rhs);
-      if (beams_) add_beam_scattering(mu, rhs);
-    } else {
-      std::fill(rhs.begin(), rhs.end(), 0.0);
-    }
+    if (with_sources) build_fixed(m, rhs);
+    else std::fill(rhs.begin(), rhs.end(), 0.0);
     if (r > 0) {
       for (std::size_t e = 0; e < K; ++e) {
         const int op = medium_.scattering_of_element[e];
@@ -363,7 +460,7 @@ class TransportSweep {
   }
 
   // sigma_s F_c Phi(s_m.s_c)/4 pi of every collimated beam: a known source of the diffuse field.
-  void add_beam_scattering(std::size_t m, std::vector<double>& rhs) const {
+  void add_beam_scattering(std::size_t m, std::span<double> rhs) const {
     const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), M = quad_.size();
     for (const auto& beam : beams_->beams)
       for (std::size_t e = 0; e < disc_.num_elements(); ++e) {

@@ -37,9 +37,10 @@ struct GrayOptions {
   // problems on the same mesh and set, and the plans depend on neither kappa nor the sources.
   const std::vector<transport::SweepPlan>* plans = nullptr;
   // The OpenCL backend (solver.backend: opencl): the ordinates of a batch are solved together on
-  // this device (batched Bi-CGSTAB, or sweeps whose plan m is ordinate m's), the outer iteration and
-  // the moments stay on the host. Its data must hold one direction and plan per ordinate (plans
-  // only when uses_sweep_plans). Null: the CPU path.
+  // this device (batched Bi-CGSTAB, or sweeps whose plan m is ordinate m's); the fields stay there,
+  // the host's outer iteration sends and receives only the moments and the walls' boundary values.
+  // Its data must hold one direction and plan per ordinate (plans only when uses_sweep_plans).
+  // Null: the CPU path.
   device::DeviceTransport* device = nullptr;
 };
 
@@ -77,13 +78,6 @@ inline bool uses_sweep_plans(const GrayOptions& o) {
 
 // The device's name for the case's preconditioner.
 device::DevicePreconditioner device_preconditioner(io::Preconditioner p);
-
-// Sweeps of `plan_of_column.size()` columns on the device: one pass when none of their plans
-// (plans[plan_of_column[c]]) lags a face, else passes (lagged faces reading the previous pass) until
-// the largest change relative to max|u| of a column is <= tol. Returns the passes; throws after 200.
-int device_sweep_solve(device::DeviceTransport& dev, const std::vector<transport::SweepPlan>& plans,
-                       std::span<const double> dirs, std::span<const int> plan_of_column, std::span<const double> rhs,
-                       std::span<double> u, double tol);
 
 // The sweep plans of every ordinate of `quad` (walls.streaming(m)), made in parallel.
 std::vector<transport::SweepPlan> plan_sweeps(const transport::Discretization& disc, const problem::Walls& walls,

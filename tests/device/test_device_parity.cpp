@@ -77,6 +77,23 @@ double column_error(std::span<const double> a, std::span<const double> b) {
   return d / m;
 }
 
+// Sweep plans of kDirections with one face of every plan lagged by hand, so that the lagged path
+// (passes until the lagged traces stop changing) is exercised on any mesh.
+std::vector<transport::SweepPlan> plans_with_lagged_faces(const transport::Discretization& disc) {
+  std::vector<transport::SweepPlan> plans;
+  for (const auto& s : kDirections) plans.push_back(transport::plan_sweep(disc, s));
+  for (auto& p : plans) {
+    const int e = p.order[p.order.size() / 2];
+    for (int f = 0; f < 4; ++f)
+      if (disc.mesh->neighbour[e][f] >= 0 && transport::inflow_coefficient(disc.geometry[e], f, p.direction) != 0.0) {
+        p.lagged_faces[e] |= static_cast<std::uint8_t>(1u << f);
+        ++p.lagged;
+        break;
+      }
+  }
+  return plans;
+}
+
 device::DeviceOptions test_options() {
   device::DeviceOptions o;
   o.cache_dir = "none";
@@ -164,18 +181,7 @@ TEST_P(DeviceParity, SweepMatchesCpuSweep) {
   const auto disc = transport::make_discretization(cube(0.6), GetParam());
   const auto sigma = sigma_of(disc);
   const std::size_t n = disc.num_dofs(), M = kDirections.size();
-  std::vector<transport::SweepPlan> plans;
-  for (const auto& s : kDirections) plans.push_back(transport::plan_sweep(disc, s));
-  // Lag one face of every plan by hand so that the lagged path is exercised too.
-  for (auto& p : plans) {
-    const int e = p.order[p.order.size() / 2];
-    for (int f = 0; f < 4; ++f)
-      if (disc.mesh->neighbour[e][f] >= 0 && transport::inflow_coefficient(disc.geometry[e], f, p.direction) != 0.0) {
-        p.lagged_faces[e] |= static_cast<std::uint8_t>(1u << f);
-        ++p.lagged;
-        break;
-      }
-  }
+  const auto plans = plans_with_lagged_faces(disc);
   auto data = backend::device_data(disc, sigma);
   backend::add_directions(data, kDirections, {}, plans);
   device::DeviceTransport dev(data, test_options());
@@ -192,6 +198,85 @@ TEST_P(DeviceParity, SweepMatchesCpuSweep) {
       EXPECT_LT(column_error(std::span(u).subspan(c * n, n), u_cpu), 1e-10) << "direction " << c << " lagged " << with_lagged;
     }
   }
+}
+
+// The outer iteration's kernels (outer_iteration.cl) against their host twins, composed as a run
+// uses them: base = fixed + in-scattering of the moments (two scattering operators, rank 3, one
+// element in three not scattering), rhs = base - lift of the wall inflow, sweeps to convergence of
+// the lagged faces, boundary traces, moments and G, q of the batch.
+TEST_P(DeviceParity, OuterIterationKernelsMatchHostTwins) {
+  REQUIRE_OPENCL();
+  const auto disc = transport::make_discretization(cube(0.6), GetParam());
+  const auto sigma = sigma_of(disc);
+  const std::size_t n = disc.num_dofs(), M = kDirections.size(), K = disc.num_elements(), R = 3;
+  const auto nfp = static_cast<std::size_t>(disc.ref.num_face_nodes);
+  const auto plans = plans_with_lagged_faces(disc);
+  auto data = backend::device_data(disc, sigma);
+  backend::add_directions(data, kDirections, {}, plans);
+  device::ScatteringTables t;
+  t.rank = static_cast<int>(R);
+  for (std::size_t k = 0; k < n; ++k) t.sigma_s.push_back(0.2 + 0.1 * std::cos(disc.node_position[k][0]));
+  for (std::size_t e = 0; e < K; ++e) t.operator_of_element.push_back(e % 3 == 0 ? -1 : static_cast<int>(e % 2));
+  for (std::size_t i = 0; i < 2 * M * R; ++i) {
+    t.to_direction.push_back(0.3 + 0.1 * std::sin(static_cast<double>(i)));
+    t.to_moment.push_back(0.05 * std::cos(0.7 * static_cast<double>(i)));
+  }
+  for (std::size_t m = 0; m < M; ++m) {
+    t.weights.push_back(0.1 * static_cast<double>(m + 1));
+    for (double x : kDirections[m]) t.s_bar.push_back(x * t.weights.back());
+  }
+  std::vector<int> element_face;
+  for (std::size_t e = 0; e < K; ++e)
+    for (int f = 0; f < 4; ++f)
+      if (disc.mesh->neighbour[e][static_cast<std::size_t>(f)] < 0) element_face.push_back(static_cast<int>(4 * e) + f);
+  const std::size_t faces = element_face.size();
+  ASSERT_GT(faces, 0u);
+  std::vector<double> phi(n * R), inflow(faces * nfp * M);
+  for (std::size_t i = 0; i < phi.size(); ++i) phi[i] = 1.0 + 0.5 * std::sin(0.01 * static_cast<double>(i));
+  for (std::size_t i = 0; i < inflow.size(); ++i) inflow[i] = 2.0 + std::cos(0.03 * static_cast<double>(i));
+  const auto fixed = smooth_columns(disc, M);
+  std::vector<int> ordinate(M);
+  for (std::size_t c = 0; c < M; ++c) ordinate[c] = static_cast<int>(c);
+  const double tol = 1e-13;
+
+  device::DeviceTransport dev(data, test_options());
+  dev.set_scattering(t);
+  dev.set_boundary_faces(element_face);
+  dev.begin_transport_sweep(phi, true);
+  device::BatchMethod method;
+  method.rtol = tol;
+  dev.load_batch(flat(kDirections), ordinate, ordinate, fixed, method);
+  std::vector<double> traces(faces * nfp * M), u(n * M), moments(n * R), fluxes(4 * n);
+  const auto res = dev.solve_batch(inflow, traces);
+  EXPECT_GT(res.iterations[0], 1);  // the lagged faces took passes
+  dev.read_batch_solution(u);
+  dev.accumulate_batch();
+  dev.finish_transport_sweep(moments, std::span(fluxes).subspan(0, n), std::span(fluxes).subspan(n, n),
+                             std::span(fluxes).subspan(2 * n, n), std::span(fluxes).subspan(3 * n, n));
+
+  // The host twins, in the same order.
+  auto rhs = fixed;
+  device::host_scatter_source(data, t, ordinate, true, phi, rhs);
+  device::host_lift_inflow(data, element_face, flat(kDirections), inflow, rhs);
+  const std::vector<int> active(M, 1);
+  std::vector<double> u_host(n * M, 0.0), previous(n * M, 0.0), change(M), size(M);
+  int passes = 0;
+  for (double worst = 1; worst > tol && passes < 200; ++passes) {
+    device::host_sweep(data, ordinate, previous, flat(kDirections), active, rhs, u_host);
+    device::host_max_change(n, u_host, previous, change, size);
+    worst = 0;
+    for (std::size_t c = 0; c < M; ++c) worst = std::max(worst, change[c] / size[c]);
+    previous = u_host;
+  }
+  EXPECT_EQ(res.iterations[0], passes);
+  std::vector<double> traces_host(traces.size()), moments_host(n * R, 0.0), fluxes_host(4 * n, 0.0);
+  device::host_gather_traces(data, element_face, u_host, traces_host);
+  device::host_accumulate_moments(data, t, ordinate, true, u_host, moments_host, fluxes_host);
+  for (std::size_t c = 0; c < M; ++c)
+    EXPECT_LT(column_error(std::span(u).subspan(c * n, n), std::span(u_host).subspan(c * n, n)), 1e-10) << "direction " << c;
+  EXPECT_LT(column_error(traces, traces_host), 1e-10);
+  EXPECT_LT(column_error(moments, moments_host), 1e-10);
+  EXPECT_LT(column_error(fluxes, fluxes_host), 1e-10);
 }
 
 // The manufactured case: b = A u_exact for a smooth u_exact; the batched device Bi-CGSTAB and
@@ -278,7 +363,7 @@ TEST(DeviceErrors, BudgetTooSmallNamesDeviceRequestAndBudget) {
   auto opt = test_options();
   opt.memory_budget_bytes = 4 << 20;  // the problem fits, a batch of many columns does not
   device::DeviceTransport dev(data, opt);
-  const std::size_t n = disc.num_dofs(), cols = dev.max_columns(11) + 1;
+  const std::size_t n = disc.num_dofs(), cols = dev.max_columns(device::DeviceTransport::kKrylovVectors) + 1;
   std::vector<double> dirs(3 * cols, 0.0), b(n * cols, 1.0), x(n * cols, 0.0);
   for (std::size_t c = 0; c < cols; ++c) dirs[3 * c] = 1;
   try {
