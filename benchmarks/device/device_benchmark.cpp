@@ -199,7 +199,9 @@ json device_kernels(const dgrte::transport::Discretization& disc, const dgrte::d
   if (dgrte::device::clblast_available()) {
     dopt.volume = dgrte::device::VolumeKernel::clblast;
     dgrte::device::DeviceTransport gemm(data, dopt);
-    j["apply_clblast_gemm"] = grind_entry(gemm.time_apply(cols, opt.repeats), n, cols, bytes, bw);
+    const std::size_t gemm_cols = std::min(cols, gemm.max_columns(2));  // its 3 n gradients per column must fit one buffer
+    j["apply_clblast_gemm"] = grind_entry(gemm.time_apply(gemm_cols, opt.repeats), n, gemm_cols, bytes, bw);
+    j["apply_clblast_gemm"]["columns"] = gemm_cols;
   } else {
     j["apply_clblast_gemm"] = nullptr;
   }

@@ -1,26 +1,32 @@
 #!/usr/bin/env python3
-"""Markdown tables from a device_benchmark JSON (benchmarks/README.md, "device_benchmark").
+"""Markdown tables from device_benchmark JSON files (benchmarks/README.md, "device_benchmark"); the
+cases of several runs (e.g. one interrupted and one finishing the remaining cases) are listed together,
+each file's run described first.
 
-  /usr/bin/python3 benchmarks/device/device_summary.py results.json
+  /usr/bin/python3 benchmarks/device/device_summary.py results.json [more.json ...]
 """
 import json
 import sys
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2:
         sys.exit(__doc__)
-    with open(sys.argv[1]) as f:
-        d = json.load(f)
-    print(f"Device: {d['device']['label']} (driver {d['device']['driver']}); CPU path: {d['threads']} threads, "
-          f"STREAM triad {d['stream']['best_gb_per_s']:.1f} GB/s; CLBlast: {d['clblast']}; "
-          f"{'complete' if d.get('complete') else 'INCOMPLETE'} run, {d.get('total_seconds', 0):.0f} s.\n")
+    cases = []
+    for name in sys.argv[1:]:
+        with open(name) as f:
+            d = json.load(f)
+        print(f"- `{name}`: {d['device']['label']} (driver {d['device']['driver']}); CPU path: {d['threads']} threads, "
+              f"STREAM triad {d['stream']['best_gb_per_s']:.1f} GB/s; CLBlast: {d['clblast']}; "
+              f"{'complete' if d.get('complete') else 'interrupted'} run, {len(d['cases'])} cases, {d.get('total_seconds', 0):.0f} s.")
+        cases += d["cases"]
+    print()
     print("Grind time, ns per DOF x direction (fraction of the bandwidth measured in the run: CPU STREAM triad, "
           "OpenCL copy kernel):\n")
     print("| tets | P | DOFs | apply CPU | apply OpenCL | apply CLBlast GEMM | block solve CPU | block solve OpenCL "
           "| sweep CPU | sweep OpenCL | copy GB/s |")
     print("|---:|---:|---:|---|---|---|---|---|---|---|---:|")
-    for c in d["cases"]:
+    for c in cases:
         cpu, ocl = c["cpu"], c["opencl"]
 
         def cell(e):
@@ -32,7 +38,7 @@ def main():
     print("\nWhole S8 gray solve (GMRES outer, sweeps inner; `dgrte run`):\n")
     print("| tets | P | DOFs | CPU s | OpenCL s | OpenCL / CPU | outer its CPU / OpenCL | wall q_in max rel. diff |")
     print("|---:|---:|---:|---:|---:|---:|---|---:|")
-    for c in d["cases"]:
+    for c in cases:
         s = c["s8_solve"]
         if "cpu" not in s:
             print(f"| {c['elements']:,} | {c['order']} | {c['dofs']:,} | — | — | — | {s.get('restricted', '')} | — |")

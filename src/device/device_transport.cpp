@@ -376,7 +376,11 @@ struct DeviceTransport::Impl {
 
   std::size_t max_columns(int vectors) const {
     const std::size_t per = column_bytes(vectors + gradient_vectors()) + kStateValues * acc_size + kSlots * static_cast<std::size_t>(dot_groups) * acc_size + 64;
-    return budget > resident ? (budget - resident) / per : 0;
+    const std::size_t by_budget = budget > resident ? (budget - resident) / per : 0;
+    // Each field (and the CLBlast gradients) is one buffer over all columns: within the device's
+    // largest allocation too.
+    const std::size_t by_buffer = info.max_allocation / column_bytes(std::max(1, gradient_vectors()));
+    return std::min(by_budget, by_buffer);
   }
 
   // Work buffers for `cols` columns and `vectors` fields; reallocated only when they grow.
@@ -481,14 +485,21 @@ struct DeviceTransport::Impl {
 #if DGRTE_HAVE_CLBLAST
     const auto np = static_cast<std::size_t>(data.np), elements = static_cast<std::size_t>(data.K) * cols;
     cl_command_queue q = queue.get();
-    const CLBlastStatusCode status =
-        single ? CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, 3 * np, elements, np, 1.0f, d_stacked.get(), 0,
-                              3 * np, u.get(), 0, np, 0.0f, gradients.get(), 0, 3 * np, &q, nullptr)
-               : CLBlastDgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, 3 * np, elements, np, 1.0, d_stacked.get(), 0,
-                              3 * np, u.get(), 0, np, 0.0, gradients.get(), 0, 3 * np, &q, nullptr);
-    if (status != CLBlastSuccess)
-      throw DeviceError(info.label() + ": CLBlast Gemm of the volume term failed with status " + std::to_string(static_cast<int>(status)) +
-                        " (" + std::to_string(3 * np) + " x " + std::to_string(elements) + " x " + std::to_string(np) + ")");
+    // In slices of at most 64 MB of output: CLBlast's indirect Gemm copies B and C into padded
+    // temporaries, and a temporary it cannot allocate aborts the process (a throw from a deleter
+    // inside CLBlast 1.5, seen at 180k tets P3 x 16 columns on PoCL) instead of returning a status.
+    const std::size_t slice = std::max<std::size_t>(1, opt.gemm_slice_bytes / (3 * np * real_size));
+    for (std::size_t e0 = 0; e0 < elements; e0 += slice) {
+      const std::size_t len = std::min(slice, elements - e0);
+      const CLBlastStatusCode status =
+          single ? CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, 3 * np, len, np, 1.0f, d_stacked.get(), 0,
+                                3 * np, u.get(), e0 * np, np, 0.0f, gradients.get(), e0 * 3 * np, 3 * np, &q, nullptr)
+                 : CLBlastDgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, 3 * np, len, np, 1.0, d_stacked.get(), 0,
+                                3 * np, u.get(), e0 * np, np, 0.0, gradients.get(), e0 * 3 * np, 3 * np, &q, nullptr);
+      if (status != CLBlastSuccess)
+        throw DeviceError(info.label() + ": CLBlast Gemm of the volume term failed with status " + std::to_string(static_cast<int>(status)) +
+                          " (" + std::to_string(3 * np) + " x " + std::to_string(len) + " x " + std::to_string(np) + ")");
+    }
 #else
     throw DeviceError("built without CLBlast");
 #endif

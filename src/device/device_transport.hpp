@@ -27,6 +27,7 @@ struct DeviceOptions {
   std::size_t memory_budget_bytes = 0;  // 0: 3/4 of the device's global memory
   // Work decomposition; 0 = chosen from the device (tunable per device, reported by launch_config()).
   VolumeKernel volume = VolumeKernel::own;
+  std::size_t gemm_slice_bytes = std::size_t{64} << 20;  // CLBlast Gemm output per call (see volume_gemm)
   int apply_elements_per_group = 0, solve_elements_per_group = 0, blas_work_group = 0, dot_groups = 0;
   // Binary cache folder: "" = $DGRTE_KERNEL_CACHE, else $XDG_CACHE_HOME/dgrte/kernels, else
   // ~/.cache/dgrte/kernels; "none" = no cache.
