@@ -174,6 +174,7 @@ class TransportSweep {
  private:
   struct Slot {  // work arrays of one ordinate of a batch
     std::vector<double> u, base, rhs, g;
+    std::vector<double> traces;  // device path: the solution on the boundary face nodes
     void resize(std::size_t n, std::size_t nb) {
       u.resize(n);
       base.resize(n);
@@ -290,14 +291,18 @@ class TransportSweep {
       std::vector<int> members;
       for (std::size_t gi = g0; gi < g1; ++gi) members.insert(members.end(), groups[gi].begin(), groups[gi].end());
       if (slots_.size() < members.size()) slots_.resize(members.size());
-      for (std::size_t k = 0; k < members.size(); ++k) slots_[k].resize(n, nb);
+      for (std::size_t k = 0; k < members.size(); ++k) {  // boundary-sized: no field per ordinate on the host
+        slots_[k].g.resize(nb);
+        slots_[k].traces.resize(nb);
+        if (keep) slots_[k].u.resize(n);
+      }
       // Boundary traces only when the walls reflect or the wall fluxes are wanted.
       const auto [inner, passes] = solve_on_device(members, state, with_sources, specular, keep, out || walls_.reflects());
       report_.inner_iterations += inner;
       report_.specular_passes += passes;
       for (std::size_t k = 0; k < members.size(); ++k) {
-        walls_.record(members[k], slots_[k].u, state_out);
-        if (out) walls_.tally(members[k], slots_[k].u, slots_[k].g, out->q_in, out->q_out);
+        walls_.record(members[k], trace_field(k, keep), state_out);
+        if (out) walls_.tally(members[k], trace_field(k, keep), slots_[k].g, out->q_in, out->q_out);
         if (keep) kept_[static_cast<std::size_t>(members[k])] = slots_[k].u;
       }
       g0 = g1;
@@ -312,8 +317,8 @@ class TransportSweep {
   // reflection couples ordinates of a group: block Jacobi over the batch (every ordinate's inflow
   // from the previous pass's traces) until the exchanged traces stop changing; then the moments of
   // the converged solutions are added (a group larger than a batch is solved once more, chunk by
-  // chunk, for that). Slot u holds the solution at the boundary face nodes only (need_traces; the
-  // whole field with `keep`). Returns (inner iterations, passes).
+  // chunk, for that). Slot traces hold the solution on the boundary face nodes (need_traces), slot
+  // u the whole field (only with `keep`). Returns (inner iterations, passes).
   std::pair<long, long> solve_on_device(const std::vector<int>& members, std::span<const double> state, bool with_sources,
                                         std::vector<double>& specular, bool keep, bool need_traces) {
     auto& dev = *opt_.device;
@@ -343,7 +348,8 @@ class TransportSweep {
       }
       inner += checked_iterations(dev.solve_batch(g, traces), members, k0);
       if (need_traces)
-        for (std::size_t c = 0; c < cols; ++c) scatter_traces(std::span(traces).subspan(nb * c, nb), slots_[k0 + c].u);
+        for (std::size_t c = 0; c < cols; ++c)
+          std::copy(traces.begin() + static_cast<long>(nb * c), traces.begin() + static_cast<long>(nb * (c + 1)), slots_[k0 + c].traces.begin());
     };
     auto finish = [&](std::size_t k0, std::size_t cols) {
       dev.accumulate_batch();
@@ -362,7 +368,7 @@ class TransportSweep {
       }
       double change = 0, magnitude = 0;
       for (std::size_t k = 0; k < count; ++k) {
-        const auto [c, a] = walls_.record_specular(members[k], slots_[k].u, specular);
+        const auto [c, a] = walls_.record_specular(members[k], trace_field(k, false), specular);
         change = std::max(change, c);
         magnitude = std::max(magnitude, a);
       }
@@ -385,14 +391,20 @@ class TransportSweep {
                                   members[0], kMaxPasses));
   }
 
-  // The solution's values at the boundary face nodes into a host field (the rest is left as is).
-  void scatter_traces(std::span<const double> traces, std::vector<double>& u) const {
+  // Slot k's solution as the field the wall model reads: the whole field when kept, else one shared
+  // scratch field whose boundary face nodes (all that Walls::record, record_specular and tally read)
+  // hold slot k's traces; the rest of it is stale.
+  std::span<const double> trace_field(std::size_t k, bool keep) {
+    if (keep) return slots_[k].u;
     const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), nfp = walls_.face_nodes();
+    trace_scratch_.resize(disc_.num_dofs());
+    const auto& traces = slots_[k].traces;
     for (std::size_t b = 0; b < walls_.num_faces(); ++b) {
       const std::size_t ef = walls_.element_face(b), e = ef / 4;
       const auto& fn = disc_.ref.face_nodes[ef % 4];
-      for (std::size_t j = 0; j < nfp; ++j) u[e * np + static_cast<std::size_t>(fn[j])] = traces[b * nfp + j];
+      for (std::size_t j = 0; j < nfp; ++j) trace_scratch_[e * np + static_cast<std::size_t>(fn[j])] = traces[b * nfp + j];
     }
+    return trace_scratch_;
   }
 
   // Inner iterations of a device batch (columns k0.. of members); a column that stopped unconverged
@@ -532,6 +544,7 @@ class TransportSweep {
   const Collimated* beams_;
   std::vector<double> emission_;
   std::vector<Slot> slots_;
+  std::vector<double> trace_scratch_;  // device path: see trace_field
   std::array<std::vector<double>, 2> specular_;  // traces persisted between sweeps: without / with sources
   std::vector<std::vector<double>> kept_;
   long limited_ = 0;
