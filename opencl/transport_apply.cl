@@ -8,9 +8,10 @@
 // work-item does its rows of the volume GEMM and the lift. Reference matrices are column-major so
 // that neighbouring work-items read neighbouring addresses.
 //
-// Two kernels: apply_operator does the volume GEMM itself; apply_with_gradients takes the reference
-// gradients [Dr;Ds;Dt] u_e from a BLAS GEMM over all elements and columns (CLBlast, when built with
-// it), 3 NP values per element and column, and adds the rest (the benchmark compares the two).
+// The volume gradients [Dr;Ds;Dt] u_e are formed here (use_gradients = 0), or read from `gradients`
+// (use_gradients = 1): the output of one BLAS GEMM C = [Dr;Ds;Dt] U over all elements and columns
+// (CLBlast, when built with it), 3 NP values per element and column at (c K + e) 3 NP, rows r|s|t.
+// The benchmark compares the two.
 
 // Stages the element values in ul, forms the face jumps and returns this node's lift term.
 // Every work-item of the group must call it (barriers).
@@ -39,15 +40,10 @@ inline REAL stage_and_lift(const int K, __global const REAL* uc, __global const 
   return lifted;
 }
 
-inline REAL streaming(__global const REAL* g, const REAL sx, const REAL sy, const REAL sz, const REAL gr, const REAL gs,
-                      const REAL gt) {
-  return stream_coefficient(g, 0, sx, sy, sz) * gr + stream_coefficient(g, 1, sx, sy, sz) * gs +
-         stream_coefficient(g, 2, sx, sy, sz) * gt;
-}
-
 __kernel void apply_operator(const int K, const long n, __global const REAL* directions,
                              __global const REAL* geometry, __global const int* neighbour_node,
                              __global const int* face_nodes, __global const REAL* d_ref,  // Dr|Ds|Dt, NP x NP each
+                             __global const REAL* gradients, const int use_gradients,
                              __global const REAL* lift,                                   // NP x 4 NFP
                              __global const REAL* sigma_t, __global const int* active,
                              __global const REAL* u, __global REAL* y) {
@@ -62,37 +58,22 @@ __kernel void apply_operator(const int K, const long n, __global const REAL* dir
   __global const REAL* g = geometry + (long)(e < K ? e : 0) * GEO_STRIDE;
   const REAL lifted = stage_and_lift(K, u + c * n, g, sx, sy, sz, neighbour_node, face_nodes, lift, ul, jump, e, le, i, lid);
   if (e >= K) return;
-  REAL gr = 0, gs = 0, gt = 0;
   __local const REAL* ue = ul + le * NP;
-  for (int j = 0; j < NP; ++j) {
-    const REAL uj = ue[j];
-    gr += d_ref[j * NP + i] * uj;
-    gs += d_ref[NP * NP + j * NP + i] * uj;
-    gt += d_ref[2 * NP * NP + j * NP + i] * uj;
+  REAL gr = 0, gs = 0, gt = 0;
+  if (use_gradients) {  // uniform over the launch
+    __global const REAL* w = gradients + ((long)c * K + e) * (3 * NP);
+    gr = w[i];
+    gs = w[NP + i];
+    gt = w[2 * NP + i];
+  } else {
+    for (int j = 0; j < NP; ++j) {
+      const REAL uj = ue[j];
+      gr += d_ref[j * NP + i] * uj;
+      gs += d_ref[NP * NP + j * NP + i] * uj;
+      gt += d_ref[2 * NP * NP + j * NP + i] * uj;
+    }
   }
   const long k = (long)e * NP + i;
-  y[c * n + k] = streaming(g, sx, sy, sz, gr, gs, gt) + sigma_t[k] * ue[i] + lifted;
-}
-
-// As apply_operator, the reference gradients read from `gradients` (column c, element e: 3 NP values
-// at (c K + e) 3 NP, rows r|s|t), the output of C = [Dr;Ds;Dt] U with U the NP x K*columns matrix of u.
-__kernel void apply_with_gradients(const int K, const long n, __global const REAL* directions,
-                                   __global const REAL* geometry, __global const int* neighbour_node,
-                                   __global const int* face_nodes, __global const REAL* gradients,
-                                   __global const REAL* lift, __global const REAL* sigma_t, __global const int* active,
-                                   __global const REAL* u, __global REAL* y) {
-  const int c = get_global_id(1);
-  if (!active[c]) return;
-  __local REAL ul[APPLY_EPG * NP];
-  __local REAL jump[APPLY_EPG * FACE_VALUES];
-  const int lid = get_local_id(0);
-  const int le = lid / NP, i = lid - le * NP;
-  const int e = get_group_id(0) * APPLY_EPG + le;
-  const REAL sx = directions[3 * c], sy = directions[3 * c + 1], sz = directions[3 * c + 2];
-  __global const REAL* g = geometry + (long)(e < K ? e : 0) * GEO_STRIDE;
-  const REAL lifted = stage_and_lift(K, u + c * n, g, sx, sy, sz, neighbour_node, face_nodes, lift, ul, jump, e, le, i, lid);
-  if (e >= K) return;
-  __global const REAL* w = gradients + ((long)c * K + e) * (3 * NP);
-  const long k = (long)e * NP + i;
-  y[c * n + k] = streaming(g, sx, sy, sz, w[i], w[NP + i], w[2 * NP + i]) + sigma_t[k] * ul[le * NP + i] + lifted;
+  y[c * n + k] = stream_coefficient(g, 0, sx, sy, sz) * gr + stream_coefficient(g, 1, sx, sy, sz) * gs +
+                 stream_coefficient(g, 2, sx, sy, sz) * gt + sigma_t[k] * ue[i] + lifted;
 }

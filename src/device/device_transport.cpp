@@ -187,7 +187,7 @@ struct DeviceTransport::Impl {
                           "\"; build log:\n" + build_log());
       if (!cache_file.empty()) store_cached(cache_file);
     }
-    for (const char* name : {"apply_operator", "apply_with_gradients", "block_jacobi", "scatter_source", "lift_inflow",
+    for (const char* name : {"apply_operator", "block_jacobi", "scatter_source", "lift_inflow",
                              "gather_traces", "accumulate_moments", "max_change", "sweep_level", "dot_partial", "bicg_start", "bicg_rho",
                              "bicg_alpha", "bicg_omega", "bicg_check", "bicg_residual", "bicg_update_p", "bicg_update_s",
                              "bicg_update_xr", "copy_columns", "stream_copy"}) {
@@ -469,14 +469,10 @@ struct DeviceTransport::Impl {
     const auto np = static_cast<std::size_t>(data.np);
     const std::size_t groups = (static_cast<std::size_t>(data.K) + static_cast<std::size_t>(apply_epg) - 1) / static_cast<std::size_t>(apply_epg);
     const std::size_t work = groups * static_cast<std::size_t>(apply_epg) * np, local = static_cast<std::size_t>(apply_epg) * np;
-    if (opt.volume == VolumeKernel::clblast) {
-      volume_gemm(u, cols);
-      launch_columns("apply_with_gradients", work, local, cols, K_int(), n_long(), directions, geometry, neighbour_node, face_nodes,
-                     gradients, lift, sigma_t, active, u, y);
-      return;
-    }
+    const bool gemm = opt.volume == VolumeKernel::clblast;
+    if (gemm) volume_gemm(u, cols);
     launch_columns("apply_operator", work, local, cols, K_int(), n_long(), directions, geometry, neighbour_node, face_nodes, d_ref,
-                   lift, sigma_t, active, u, y);
+                   gemm ? gradients : d_ref, cl_int(gemm ? 1 : 0), lift, sigma_t, active, u, y);  // d_ref: any buffer when unused
   }
 
   // gradients = [Dr;Ds;Dt] U over every element and column (U: NP x K cols, column-major = the

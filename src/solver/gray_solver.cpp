@@ -135,9 +135,7 @@ class TransportSweep {
     auto& specular = specular_state(with_sources);
     const auto& groups = walls_.reflection_groups();
     for (std::size_t g0 = 0; g0 < groups.size();) {
-      // A batch: whole reflection groups, about batch_ ordinates.
-      std::size_t g1 = g0, count = 0;
-      while (g1 < groups.size() && (count == 0 || count + groups[g1].size() <= batch_)) count += groups[g1++].size();
+      const std::size_t g1 = batch_end(g0);
       std::vector<int> members;
       std::vector<std::size_t> slot_of_group{0};
       for (std::size_t gi = g0; gi < g1; ++gi) {
@@ -216,6 +214,15 @@ class TransportSweep {
                                   members[k0], kMaxPasses));
   }
 
+  // The end of the batch starting at reflection group g0: whole groups, about batch_ ordinates
+  // (at least one group, however large).
+  std::size_t batch_end(std::size_t g0) const {
+    const auto& groups = walls_.reflection_groups();
+    std::size_t g1 = g0, count = 0;
+    while (g1 < groups.size() && (count == 0 || count + groups[g1].size() <= batch_)) count += groups[g1++].size();
+    return g1;
+  }
+
   void clear_outputs(Outputs* out) const {
     if (!out) return;
     for (auto* v : {&out->G, &out->qx, &out->qy, &out->qz}) v->assign(disc_.num_dofs(), 0.0);
@@ -286,8 +293,7 @@ class TransportSweep {
     dev.begin_transport_sweep(x.subspan(0, n * r), out != nullptr);
     const auto& groups = walls_.reflection_groups();
     for (std::size_t g0 = 0; g0 < groups.size();) {
-      std::size_t g1 = g0, count = 0;
-      while (g1 < groups.size() && (count == 0 || count + groups[g1].size() <= batch_)) count += groups[g1++].size();
+      const std::size_t g1 = batch_end(g0);
       std::vector<int> members;
       for (std::size_t gi = g0; gi < g1; ++gi) members.insert(members.end(), groups[gi].begin(), groups[gi].end());
       if (slots_.size() < members.size()) slots_.resize(members.size());
@@ -301,8 +307,9 @@ class TransportSweep {
       report_.inner_iterations += inner;
       report_.specular_passes += passes;
       for (std::size_t k = 0; k < members.size(); ++k) {
-        walls_.record(members[k], trace_field(k, keep), state_out);
-        if (out) walls_.tally(members[k], trace_field(k, keep), slots_[k].g, out->q_in, out->q_out);
+        const auto u = trace_field(k, keep);
+        walls_.record(members[k], u, state_out);
+        if (out) walls_.tally(members[k], u, slots_[k].g, out->q_in, out->q_out);
         if (keep) kept_[static_cast<std::size_t>(members[k])] = slots_[k].u;
       }
       g0 = g1;
@@ -367,7 +374,7 @@ class TransportSweep {
         solve(k0, cols);
       }
       double change = 0, magnitude = 0;
-      for (std::size_t k = 0; k < count; ++k) {
+      for (std::size_t k = 0; k < count && walls_.specular_size() > 0; ++k) {
         const auto [c, a] = walls_.record_specular(members[k], trace_field(k, false), specular);
         change = std::max(change, c);
         magnitude = std::max(magnitude, a);
