@@ -28,6 +28,7 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <numbers>
 #include <cmath>
 #include <iostream>
 
@@ -757,51 +758,78 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
     r = mc::solve_forward(model, mo);
     if (!traced.empty()) probes = mc::trace_probes(model, traced, mo);
   } else {
-    // Nongray: paths (and probe rays) shared among the spectral points in proportion to the power
-    // each emits (stratified sampling of the point with probability proportional to its emission),
-    // at least `batches` each; every path carries the power of its point / its count. Two passes over
-    // the properties: the powers, then the traces (memory: one point's element properties).
+    // Nongray. Pass 1: every point's properties, its emitted power and the emission summed over the
+    // points (exact, not sampled). Pass 2 traces: per_path — each batch a systematic sample of the
+    // points by power (mc::SpectralSampler; points without paths are skipped); per_point — every
+    // emitting point gets paths in proportion to its power (at least `batches`) and its own batches.
     spectral::SpectralOptions so;
     so.block_bytes = static_cast<std::size_t>(cs.solver.spectral_block_mb * 1024.0 * 1024.0);
-    std::vector<double> power;
+    std::vector<double> power, blackbody;  // per point: emitted [W]; what the sources would emit at kappa = 1 [W]
+    const std::vector<double> node_volume = spectral::node_volumes(disc);
     std::size_t clamped = 0;
-    spectral::SpectralResult pass1;
-    spectral::for_each_spectral_point(disc, medium, walls, *gas_model.spectral, so, pass1,
+    std::fill(element_emission.begin(), element_emission.end(), 0.0);
+    std::fill(face_emission.begin(), face_emission.end(), 0.0);
+    spectral::for_each_spectral_point(disc, medium, walls, *gas_model.spectral, so, props,
                                       [&](int, const problem::Medium& pm, const problem::Walls& pw) {
                                         mc::set_properties(model, disc, pm, pw);
                                         power.push_back(model.total_power());
+                                        double bb = 0;
+                                        for (std::size_t i = 0; i < node_volume.size(); ++i) bb += 4 * std::numbers::pi * node_volume[i] * pm.blackbody_intensity[i];
+                                        for (const auto& f : model.faces) bb += f.emission * f.area;
+                                        blackbody.push_back(bb);
                                         clamped = std::max(clamped, model.clamped_elements);
+                                        for (std::size_t t = 0; t < element_emission.size(); ++t) element_emission[t] += model.emission[t];
+                                        for (std::size_t b = 0; b < face_emission.size(); ++b) face_emission[b] += model.faces[b].emission;
                                       });
     double total = 0;
     for (double p : power) total += p;
-    auto share = [&](double p, std::uint64_t n) -> std::uint64_t {
-      if (!(p > 0) || !(total > 0)) return 0;
-      return std::max<std::uint64_t>(static_cast<std::uint64_t>(mo.batches),
-                                     static_cast<std::uint64_t>(std::llround(static_cast<double>(n) * p / total)));
+    spectral::SpectralResult pass2;
+    const auto t_trace = Clock::now();
+    auto report = [&](int j, std::uint64_t paths) {
+      if (opt.progress && (traced_points % 100 == 1 || props.spectral_points < 200))
+        s.log(fmt::format("  spectral point {} / {}: {} paths, {:.3g} W ({} points traced, {:.3g} paths/s)", j + 1, props.spectral_points,
+                          paths, power[static_cast<std::size_t>(j)], traced_points, static_cast<double>(r.paths) / std::max(seconds_since(t_trace), 1e-9)));
     };
-    std::fill(element_emission.begin(), element_emission.end(), 0.0);
-    std::fill(face_emission.begin(), face_emission.end(), 0.0);
-    std::uint64_t first = 0;
-    spectral::for_each_spectral_point(
-        disc, medium, walls, *gas_model.spectral, so, props, [&](int j, const problem::Medium& pm, const problem::Walls& pw) {
-          const auto jj = static_cast<std::size_t>(j);
-          mc::McOptions point = mo;
-          point.paths = share(power[jj], mo.paths);
-          point.probe_rays = share(power[jj], mo.probe_rays);
-          if (point.paths == 0) return;
-          point.first_path = first;
-          first += std::max(point.paths, point.probe_rays);
-          point.progress = {};
-          mc::set_properties(model, disc, pm, pw);
-          for (std::size_t t = 0; t < element_emission.size(); ++t) element_emission[t] += model.emission[t];
-          for (std::size_t b = 0; b < face_emission.size(); ++b) face_emission[b] += model.faces[b].emission;
-          mc::accumulate(r, mc::solve_forward(model, point));
-          if (!traced.empty()) mc::accumulate(probes, mc::trace_probes(model, traced, point));
-          ++traced_points;
-          if (opt.progress)
-            s.log(fmt::format("  spectral point {} / {}: {} paths, {:.3g} W", j + 1, props.spectral_points, point.paths, power[jj]));
-        });
-    props.property_seconds += pass1.property_seconds;
+    if (cs.solver.mc.per_path) {
+      mc::SpectralSampler sampler(power, blackbody, mo, model, traced.size());
+      spectral::for_each_spectral_point(
+          disc, medium, walls, *gas_model.spectral, so, pass2,
+          [&](int j, const problem::Medium& pm, const problem::Walls& pw) {
+            mc::set_properties(model, disc, pm, pw);
+            sampler.trace_point(j, model, traced);
+            ++traced_points;
+            r.paths = sampler.forward_paths_traced();
+            report(j, sampler.paths(j));
+          },
+          [&](int j) { return sampler.paths(j) + (traced.empty() ? 0 : sampler.probe_rays(j)) > 0; });
+      r = sampler.forward_result(model, element_emission, face_emission);
+      if (!traced.empty()) probes = sampler.probe_result(model, traced, element_emission, face_emission);
+    } else {
+      auto share = [&](double p, std::uint64_t n) -> std::uint64_t {
+        if (!(p > 0) || !(total > 0)) return 0;
+        return std::max<std::uint64_t>(static_cast<std::uint64_t>(mo.batches),
+                                       static_cast<std::uint64_t>(std::llround(static_cast<double>(n) * p / total)));
+      };
+      std::uint64_t first = 0;
+      spectral::for_each_spectral_point(
+          disc, medium, walls, *gas_model.spectral, so, pass2,
+          [&](int j, const problem::Medium& pm, const problem::Walls& pw) {
+            const auto jj = static_cast<std::size_t>(j);
+            mc::McOptions point = mo;
+            point.paths = share(power[jj], mo.paths);
+            point.probe_rays = share(power[jj], mo.probe_rays);
+            point.first_path = first;
+            first += std::max(point.paths, point.probe_rays);
+            point.progress = {};
+            mc::set_properties(model, disc, pm, pw);
+            mc::accumulate(r, mc::solve_forward(model, point));
+            if (!traced.empty()) mc::accumulate(probes, mc::trace_probes(model, traced, point));
+            ++traced_points;
+            report(j, point.paths);
+          },
+          [&](int j) { return share(power[static_cast<std::size_t>(j)], mo.paths) > 0; });
+    }
+    props.property_seconds += pass2.property_seconds;
     model.clamped_elements = clamped;
     if (traced_points == 0) {  // nothing emits at any point: zero fields of the right sizes
       r = mc::solve_forward(model, mo);
@@ -873,7 +901,10 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
                            {"type", gas_model.type},
                            {"spectral_points", props.spectral_points},
                            {"property_seconds", props.property_seconds},
-                           {"sampling", "paths per spectral point in proportion to its emitted power (at least `batches`)"},
+                           {"sampling", cs.solver.mc.per_path ? "per_path" : "per_point"},
+                           {"sampling_definition", cs.solver.mc.per_path
+                                                       ? "each batch a systematic sample of the spectral points in proportion to their emitted power; points without paths are not traced"
+                                                       : "paths per spectral point in proportion to its emitted power (at least `batches`), each point with its own batches"},
                            {"gas_nodes_clamped", props.gas_nodes_clamped},
                            {"wall_nodes_clamped", props.wall_nodes_clamped}};
   summary["scattering"] = {{"present", medium.scatters()}};

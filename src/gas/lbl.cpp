@@ -406,6 +406,10 @@ void LblModel::emission_weight(int j, std::span<const GasState> states, std::spa
   const std::size_t n = values_per_state();
   for (std::size_t i = 0; i < a.size(); ++i) {
     const double t = source_temperature[i];
+    if (i > 0 && t == source_temperature[i - 1]) {  // neighbouring nodes of a uniform region: one Planck integral
+      a[i] = a[i - 1];
+      continue;
+    }
     if (!(t > 0)) {
       a[i] = static_cast<std::size_t>(j) == n ? 1.0 : 0.0;
       continue;

@@ -313,7 +313,7 @@ std::vector<BoundarySpec> parse_boundaries(const Ctx& c, const YAML::Node& n) {
 SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
   check_map(c, n, "solver", {"method", "preconditioner", "rtol", "max_iterations", "preconditioner_memory_mb", "inner",
                               "outer", "outer_tolerance", "outer_max_iterations", "positivity", "threads",
-                              "spectral_block_mb", "paths", "batches", "seed", "probe_rays", "backend", "device", "precision",
+                              "spectral_block_mb", "paths", "batches", "seed", "probe_rays", "spectral_sampling", "backend", "device", "precision",
                               "device_memory_mb"});
   SolverSpec s;
   if (n["threads"]) {
@@ -366,6 +366,14 @@ SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
   if (n["paths"]) s.mc.paths = count("paths", 1, 1e15);
   if (n["seed"]) s.mc.seed = count("seed", 0, 9007199254740992.0);
   if (n["probe_rays"]) s.mc.probe_rays = count("probe_rays", 1, 1e15);
+  if (n["spectral_sampling"]) {
+    if (!s.monte_carlo()) c.fail("solver.spectral_sampling", n["spectral_sampling"], "'spectral_sampling' applies to solver.method: montecarlo only");
+    const auto v = scalar<std::string>(c, n["spectral_sampling"], "solver.spectral_sampling", "per_path or per_point");
+    if (v != "per_path" && v != "per_point")
+      c.fail("solver.spectral_sampling", n["spectral_sampling"],
+             fmt::format("unknown value '{}'; use per_path (each batch samples the spectral points by power, the default) or per_point", v));
+    s.mc.per_path = v == "per_path";
+  }
   if (s.monte_carlo() && s.mc.paths < static_cast<std::uint64_t>(s.mc.batches))
     c.fail("solver.paths", n["paths"] ? n["paths"] : n, fmt::format("{} paths cannot fill {} batches", s.mc.paths, s.mc.batches));
   if (s.monte_carlo() && s.mc.probe_rays < static_cast<std::uint64_t>(s.mc.batches))

@@ -113,6 +113,9 @@ struct MonteCarloSpec {
   int batches = 20;
   std::uint64_t seed = 1;
   std::uint64_t probe_rays = 100'000;
+  // Nongray: spectral sampling by path (each batch a sample of the spectral points by power) or
+  // per point (every emitting point its own paths and batches).
+  bool per_path = true;
 };
 
 struct SolverSpec {

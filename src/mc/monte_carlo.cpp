@@ -94,19 +94,44 @@ struct Accumulator {
 // which thread traced which path. One deposit is at most 2^62 (unit weight, or a track across the
 // whole domain); 128-bit sums cannot overflow. (A device version would use two 64-bit words.)
 constexpr double kDepositScale = 0x1.0p62;
-// N tallies per element or face, side by side (one or two cache lines per crossing, not N).
+// N tallies per element or face, side by side (one or two cache lines per crossing, not N), and the
+// entries touched: a group of few paths (one spectral point of one batch) is cleared and reduced in
+// O(entries touched), not O(mesh).
 template <std::size_t N>
 struct FixedTally {
   std::vector<std::array<__int128, N>> v;
+  std::vector<std::uint32_t> touched;
+  std::vector<char> marked;
   bool bad = false;  // a non-finite or out-of-range deposit
+  void resize(std::size_t n) {
+    v.assign(n, {}), marked.assign(n, 0), touched.clear();
+    bad = false;
+  }
+  void clear() {
+    for (const auto i : touched) v[i] = {}, marked[i] = 0;
+    touched.clear();
+    bad = false;
+  }
   void add(std::size_t i, std::size_t c, double x, double scale) {
     const double y = x * scale;
     if (!(std::abs(y) < 0x1.0p63)) {
       bad = true;
       return;
     }
+    if (!marked[i]) marked[i] = 1, touched.push_back(static_cast<std::uint32_t>(i));
     v[i][c] += static_cast<__int128>(std::llround(y));
   }
+};
+
+// What the paths of one thread deposit: per element absorbed weight, track, track x, y, z; per
+// boundary face incident and absorbed weight; event counts.
+struct alignas(64) PathTally {  // one cache line apart: no false sharing of the counters
+  FixedTally<5> element;
+  FixedTally<2> face;
+  std::uint64_t segments = 0, scatters = 0, reflections = 0, lost = 0;
+  void resize(std::size_t elements, std::size_t faces) { element.resize(elements), face.resize(faces); }
+  void clear() { element.clear(), face.clear(); }
+  bool bad() const { return element.bad || face.bad; }
 };
 
 // The next event along d from x in element e: the exit face, or first a scattering event (tau_s:
@@ -148,6 +173,81 @@ std::size_t sample_source(const McModel& m, double u) {
   const double target = u * m.total_power();
   const auto it = std::upper_bound(m.source_cdf.begin(), m.source_cdf.end(), target);
   return std::min<std::size_t>(static_cast<std::size_t>(it - m.source_cdf.begin()), m.sources.size() - 1);
+}
+
+// After a step of length l to `face` of element e: into the neighbour (e updated, returns -1), or
+// the boundary face reached (its index). Counts consecutive zero-length steps (a ray on an edge).
+long cross_face(const McModel& m, std::size_t& e, int face, double l, int& zero_steps) {
+  zero_steps = l > 0 ? 0 : zero_steps + 1;
+  const int next = m.cells[e].across[face];
+  if (next < 0) return -1 - next;
+  e = static_cast<std::size_t>(next);
+  return -1;
+}
+
+// One forward bundle (path id `id`): emitted by a source sampled by power, walked to its end;
+// deposits in weight units (the tally scales: kDepositScale for weights, lscale for tracks).
+void trace_forward_path(const McModel& m, std::uint64_t seed, std::uint64_t id, double lscale, PathTally& T) {
+  const double wscale = kDepositScale;
+  PathRandom rng(seed, kForwardStream, id);
+  const auto& src = m.sources[sample_source(m, rng.uniform())];
+  Vec3 x, d;
+  std::size_t e;
+  if (src.kind == McModel::Source::Kind::element) {
+    e = src.index;
+    x = point_in_tet(m.mesh, e, rng);
+    d = isotropic_direction(rng);
+  } else {
+    const auto& face = m.faces[src.index];
+    e = static_cast<std::size_t>(face.element);
+    x = point_on_face(m.mesh, e, face.local, rng);
+    d = src.kind == McModel::Source::Kind::beam ? m.beam_direction[static_cast<std::size_t>(src.beam)]
+                                                : lambertian_direction(face.inward, rng);
+  }
+  double w = 1, tau_s = -std::log(rng.uniform());
+  int zero_steps = 0;
+  for (long seg = 0;; ++seg) {
+    const Step st = next_step(m.cells[e], x, d, tau_s);
+    const Exit& ex = st.exit;
+    if (ex.face < 0 || seg > kMaxSegments || zero_steps > kMaxZeroSteps) {
+      ++T.lost;
+      break;
+    }
+    const double k = m.cells[e].kappa, l = st.length;
+    double deposit = 0, track = w * l;
+    if (k > 0) {
+      deposit = -w * std::expm1(-k * l);
+      track = deposit / k;
+    }
+    if (l > 0) {
+      T.element.add(e, 0, deposit, wscale);
+      T.element.add(e, 1, track, lscale);
+      T.element.add(e, 2, track * d[0], lscale);
+      T.element.add(e, 3, track * d[1], lscale);
+      T.element.add(e, 4, track * d[2], lscale);
+    }
+    ++T.segments;
+    w -= deposit;
+    if (!survives_roulette(w, rng)) break;  // after every segment: also ends bundles fading across many elements
+    for (int c = 0; c < 3; ++c) x[static_cast<std::size_t>(c)] += l * d[static_cast<std::size_t>(c)];
+    if (st.scatter) {
+      scatter(m, e, d, tau_s, rng);
+      ++T.scatters;
+      zero_steps = 0;
+    } else {
+      const long boundary = cross_face(m, e, ex.face, l, zero_steps);
+      if (boundary < 0) continue;
+      const auto fb = static_cast<std::size_t>(boundary);
+      const auto& face = m.faces[fb];
+      T.face.add(fb, 0, w, wscale);
+      T.face.add(fb, 1, w * face.absorptivity, wscale);
+      w *= 1 - face.absorptivity;
+      if (!(w > 0)) break;
+      d = reflect(face, d, rng);
+      ++T.reflections;
+      if (!survives_roulette(w, rng)) break;
+    }
+  }
 }
 
 }  // namespace
@@ -281,162 +381,132 @@ void set_properties(McModel& m, const transport::Discretization& disc, const pro
     }
 }
 
-McResult solve_forward(const McModel& m, const McOptions& opt) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::size_t K = m.kappa.size(), F = m.faces.size(), G = m.group_names.size();
-  const int B = std::max(2, opt.batches);
-  McResult r;
-  r.source_power = m.total_power();
-  Accumulator aG(K), aqx(K), aqy(K), aqz(K), adiv(K), ain(F), anet(F), agin(G), agnet(G), atotals(4);
-  const int threads = omp_get_max_threads();
-  struct alignas(64) ThreadTally {  // one cache line apart: no false sharing of the counters
-    FixedTally<5> element;  // absorbed, track, track x, y, z
-    FixedTally<2> face;     // incident, absorbed
-    std::uint64_t segments = 0, scatters = 0, reflections = 0, lost = 0;
-  };
-  std::vector<ThreadTally> tt(static_cast<std::size_t>(threads));
-  for (int b = 0; b < B; ++b) {
-    const std::uint64_t first = opt.paths * static_cast<std::uint64_t>(b) / static_cast<std::uint64_t>(B);
-    const std::uint64_t last = opt.paths * static_cast<std::uint64_t>(b + 1) / static_cast<std::uint64_t>(B);
-    const double n_batch = static_cast<double>(last - first);
-    const double wscale = kDepositScale;                                          // weight <= 1
-    const double lscale = kDepositScale / std::max(m.mesh.diameter, 1e-300);       // track <= diameter
-    for (auto& t : tt) {
-      t.element.v.assign(K, {}), t.face.v.assign(F, {});
-      t.element.bad = t.face.bad = false;
-    }
-    if (m.total_power() > 0) {
-#pragma omp parallel
-      {
-        ThreadTally& T = tt[static_cast<std::size_t>(omp_get_thread_num())];
-#pragma omp for schedule(dynamic, 256)
-        for (std::int64_t pi = static_cast<std::int64_t>(first); pi < static_cast<std::int64_t>(last); ++pi) {
-          PathRandom rng(opt.seed, kForwardStream, opt.first_path + static_cast<std::uint64_t>(pi));
-          const auto& src = m.sources[sample_source(m, rng.uniform())];
-          Vec3 x, d;
-          std::size_t e;
-          if (src.kind == McModel::Source::Kind::element) {
-            e = src.index;
-            x = point_in_tet(m.mesh, e, rng);
-            d = isotropic_direction(rng);
-          } else {
-            const auto& face = m.faces[src.index];
-            e = static_cast<std::size_t>(face.element);
-            x = point_on_face(m.mesh, e, face.local, rng);
-            d = src.kind == McModel::Source::Kind::beam ? m.beam_direction[static_cast<std::size_t>(src.beam)]
-                                                        : lambertian_direction(face.inward, rng);
-          }
-          double w = 1, tau_s = -std::log(rng.uniform());
-          int zero_steps = 0;
-          for (long seg = 0;; ++seg) {
-            const Step st = next_step(m.cells[e], x, d, tau_s);
-            const Exit& ex = st.exit;
-            if (ex.face < 0 || seg > kMaxSegments || zero_steps > kMaxZeroSteps) {
-              ++T.lost;
-              break;
-            }
-            const double k = m.cells[e].kappa, l = st.length;
-            double deposit = 0, track = w * l;
-            if (k > 0) {
-              deposit = -w * std::expm1(-k * l);
-              track = deposit / k;
-            }
-            if (l > 0) {
-              T.element.add(e, 0, deposit, wscale);
-              T.element.add(e, 1, track, lscale);
-              T.element.add(e, 2, track * d[0], lscale);
-              T.element.add(e, 3, track * d[1], lscale);
-              T.element.add(e, 4, track * d[2], lscale);
-            }
-            ++T.segments;
-            w -= deposit;
-            if (!survives_roulette(w, rng)) break;  // after every segment: also ends bundles fading across many elements
-            for (int c = 0; c < 3; ++c) x[static_cast<std::size_t>(c)] += l * d[static_cast<std::size_t>(c)];
-            if (st.scatter) {
-              scatter(m, e, d, tau_s, rng);
-              ++T.scatters;
-              zero_steps = 0;
-            } else {
-              zero_steps = l > 0 ? 0 : zero_steps + 1;
-              const int next = m.cells[e].across[ex.face];
-              if (next >= 0) {
-                e = static_cast<std::size_t>(next);
-                continue;
-              }
-              const auto fb = static_cast<std::size_t>(-1 - next);
-              const auto& face = m.faces[fb];
-              T.face.add(fb, 0, w, wscale);
-              T.face.add(fb, 1, w * face.absorptivity, wscale);
-              w *= 1 - face.absorptivity;
-              if (!(w > 0)) break;
-              d = reflect(face, d, rng);
-              ++T.reflections;
-              if (!survives_roulette(w, rng)) break;
-            }
-          }
-        }
-      }
-    }
-    // Reduce the threads' integer tallies (exact), then to physical units.
-    bool bad = false;
-    for (auto& t : tt) bad = bad || t.element.bad || t.face.bad;
-    auto reduce = [&](auto ThreadTally::*member, std::size_t c, std::size_t n) {
-      std::vector<__int128> sum(n, 0);
-      for (auto& t : tt)
-        for (std::size_t i = 0; i < n; ++i) sum[i] += (t.*member).v[i][c];
-      return std::vector<double>(sum.begin(), sum.end());
-    };
-    const double unit = n_batch > 0 ? m.total_power() / n_batch : 0.0;  // W per unit weight
-    auto absorbed = reduce(&ThreadTally::element, 0, K);
-    auto track = reduce(&ThreadTally::element, 1, K), tx = reduce(&ThreadTally::element, 2, K),
-         ty = reduce(&ThreadTally::element, 3, K), tz = reduce(&ThreadTally::element, 4, K);
-    auto incident = reduce(&ThreadTally::face, 0, F), wall_abs = reduce(&ThreadTally::face, 1, F);
-    if (bad)
-      throw SolverError(fmt::format("Monte Carlo: a non-finite or out-of-range tally in batch {} (a bundle weight above 1 or a NaN "
-                                    "property): check kappa, sigma_s and the temperatures for NaN",
-                                    b));
+namespace {
+
+// Per batch: the tallies (weight units) in physical units, into running means and variances.
+struct ForwardAccumulators {
+  Accumulator G, qx, qy, qz, divq, q_in, q_net, group_in, group_net, totals;
+  ForwardAccumulators(std::size_t K, std::size_t F, std::size_t groups)
+      : G(K), qx(K), qy(K), qz(K), divq(K), q_in(F), q_net(F), group_in(groups), group_net(groups), totals(4) {}
+  // element: K x 5 (absorbed weight, track, track x, y, z [m]); face: F x 2 (incident, absorbed
+  // weight); unit: W per unit weight; emission [W] per element and leaving [W/m^2] per face (emitted,
+  // irradiation and beams entering there) of the batch's sources.
+  void add_batch(const McModel& m, const std::vector<double>& element, const std::vector<double>& face, double unit,
+                 const std::vector<double>& emission, const std::vector<double>& leaving) {
+    const std::size_t K = m.mesh.num_elements(), F = m.faces.size();
+    std::vector<double> div(K), track(K), tx(K), ty(K), tz(K), incident(F), net(F), gin(group_in.mean.size(), 0.0),
+        gnet(group_in.mean.size(), 0.0);
     double volume_W = 0;
     for (std::size_t e = 0; e < K; ++e) {
       const double V = m.mesh.volume[e];
-      const double q_abs = absorbed[e] / wscale * unit;
-      volume_W += m.emission[e] - q_abs;
-      absorbed[e] = (m.emission[e] - q_abs) / V;  // div q
-      track[e] *= unit / (lscale * V), tx[e] *= unit / (lscale * V), ty[e] *= unit / (lscale * V), tz[e] *= unit / (lscale * V);
+      const double q_abs = element[5 * e] * unit;
+      volume_W += emission[e] - q_abs;
+      div[e] = (emission[e] - q_abs) / V;
+      track[e] = element[5 * e + 1] * unit / V, tx[e] = element[5 * e + 2] * unit / V;
+      ty[e] = element[5 * e + 3] * unit / V, tz[e] = element[5 * e + 4] * unit / V;
     }
-    std::vector<double> gin(G, 0.0), gnet(G, 0.0);
     double walls_in = 0, walls_net = 0;
     for (std::size_t f = 0; f < F; ++f) {
-      const auto& face = m.faces[f];
-      incident[f] *= unit / (wscale * face.area);
+      const auto& fc = m.faces[f];
+      incident[f] = face[2 * f] * unit / fc.area;
       // q_net = incident - leaving = absorbed - emitted - irradiation - beams entering here.
-      wall_abs[f] = wall_abs[f] * unit / (wscale * face.area) - face.leaving() - face.beam;
-      gin[static_cast<std::size_t>(face.group)] += incident[f] * face.area;
-      gnet[static_cast<std::size_t>(face.group)] += wall_abs[f] * face.area;
-      walls_in += incident[f] * face.area, walls_net += wall_abs[f] * face.area;
+      net[f] = face[2 * f + 1] * unit / fc.area - leaving[f];
+      const auto g = static_cast<std::size_t>(fc.group);
+      gin[g] += incident[f] * fc.area, gnet[g] += net[f] * fc.area;
+      walls_in += incident[f] * fc.area, walls_net += net[f] * fc.area;
     }
-    aG.add(track), aqx.add(tx), aqy.add(ty), aqz.add(tz), adiv.add(absorbed);
-    ain.add(incident), anet.add(wall_abs), agin.add(gin), agnet.add(gnet);
-    atotals.add({volume_W, walls_net, walls_in, volume_W - walls_net});
+    G.add(track), qx.add(tx), qy.add(ty), qz.add(tz), divq.add(div);
+    q_in.add(incident), q_net.add(net), group_in.add(gin), group_net.add(gnet);
+    totals.add({volume_W, walls_net, walls_in, volume_W - walls_net});
+  }
+  void finish(const McModel& m, McResult& r) const {
+    auto mesh_order = [&](const Accumulator& a) {  // element results in mesh order (the tracer's order is internal)
+      const auto est = a.estimate();
+      return Estimate{m.in_mesh_order(est.mean), m.in_mesh_order(est.error)};
+    };
+    r.G = mesh_order(G), r.qx = mesh_order(qx), r.qy = mesh_order(qy), r.qz = mesh_order(qz), r.divq = mesh_order(divq);
+    r.q_in = q_in.estimate(), r.q_net = q_net.estimate(), r.group_q_in = group_in.estimate(), r.group_q_net = group_net.estimate();
+    const auto t = totals.estimate();
+    r.volume_divq = {t.mean[0], t.error[0]};
+    r.walls_q_net = {t.mean[1], t.error[1]};
+    r.walls_q_in = {t.mean[2], t.error[2]};
+    r.imbalance = {t.mean[3], t.error[3]};
+  }
+};
+
+void add_counts(McResult& r, const PathTally& t) {
+  r.segments += t.segments, r.scattering_events += t.scatters, r.wall_reflections += t.reflections, r.lost_rays += t.lost;
+}
+
+[[noreturn]] void bad_tally(int batch) {
+  throw SolverError(fmt::format("Monte Carlo: a non-finite or out-of-range tally in batch {} (a bundle weight above 1 or a NaN "
+                                "property): check kappa, sigma_s and the temperatures for NaN",
+                                batch));
+}
+
+double track_scale(const McModel& m) { return kDepositScale / std::max(m.mesh.diameter, 1e-300); }  // track <= diameter
+
+std::vector<double> face_leaving(const McModel& m) {
+  std::vector<double> out(m.faces.size());
+  for (std::size_t f = 0; f < out.size(); ++f) out[f] = m.faces[f].leaving() + m.faces[f].beam;
+  return out;
+}
+
+// Path ids [first, last) of batch b of n paths split into B batches.
+std::uint64_t batch_begin(std::uint64_t n, int b, int B) { return n * static_cast<std::uint64_t>(b) / static_cast<std::uint64_t>(B); }
+
+}  // namespace
+
+McResult solve_forward(const McModel& m, const McOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::size_t K = m.kappa.size(), F = m.faces.size();
+  const int B = std::max(2, opt.batches);
+  McResult r;
+  r.source_power = m.total_power();
+  ForwardAccumulators acc(K, F, m.group_names.size());
+  const std::vector<double> leaving = face_leaving(m);
+  std::vector<PathTally> tt(static_cast<std::size_t>(omp_get_max_threads()));
+  for (auto& t : tt) t.resize(K, F);
+  const double lscale = track_scale(m);
+  std::vector<double> element(5 * K), face(2 * F);
+  for (int b = 0; b < B; ++b) {
+    const std::uint64_t first = batch_begin(opt.paths, b, B), last = batch_begin(opt.paths, b + 1, B);
+    for (auto& t : tt) t.clear();
+    if (m.total_power() > 0) {
+#pragma omp parallel
+      {
+        PathTally& T = tt[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 256)
+        for (std::int64_t pi = static_cast<std::int64_t>(first); pi < static_cast<std::int64_t>(last); ++pi)
+          trace_forward_path(m, opt.seed, opt.first_path + static_cast<std::uint64_t>(pi), lscale, T);
+      }
+    }
+    // Reduce the threads' integer tallies (exact), then to weight units.
+    for (const auto& t : tt)
+      if (t.bad()) bad_tally(b);
+    for (std::size_t i = 0; i < K; ++i)
+      for (std::size_t c = 0; c < 5; ++c) {
+        __int128 sum = 0;
+        for (const auto& t : tt) sum += t.element.v[i][c];
+        element[5 * i + c] = static_cast<double>(sum) / (c == 0 ? kDepositScale : lscale);
+      }
+    for (std::size_t i = 0; i < F; ++i)
+      for (std::size_t c = 0; c < 2; ++c) {
+        __int128 sum = 0;
+        for (const auto& t : tt) sum += t.face.v[i][c];
+        face[2 * i + c] = static_cast<double>(sum) / kDepositScale;
+      }
+    const double n_batch = static_cast<double>(last - first);
+    acc.add_batch(m, element, face, n_batch > 0 ? m.total_power() / n_batch : 0.0, m.emission, leaving);
     if (opt.progress) {
-      const auto t = atotals.estimate();
+      const auto t = acc.totals.estimate();
       const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       opt.progress(fmt::format("  batch {}/{}: {:.3g} paths/s, wall incident power {:.6g} W (standard error {:.2e} relative)", b + 1, B,
                                static_cast<double>(last) / sec, t.mean[2], b > 0 && t.mean[2] != 0 ? t.error[2] / std::abs(t.mean[2]) : 0.0));
     }
   }
-  for (const auto& t : tt) r.segments += t.segments, r.scattering_events += t.scatters, r.wall_reflections += t.reflections, r.lost_rays += t.lost;
-  // Element results in mesh order (the tracer's order is internal).
-  auto mesh_order = [&](const Accumulator& a) {
-    const auto est = a.estimate();
-    return Estimate{m.in_mesh_order(est.mean), m.in_mesh_order(est.error)};
-  };
-  r.G = mesh_order(aG), r.qx = mesh_order(aqx), r.qy = mesh_order(aqy), r.qz = mesh_order(aqz), r.divq = mesh_order(adiv);
-  r.q_in = ain.estimate(), r.q_net = anet.estimate(), r.group_q_in = agin.estimate(), r.group_q_net = agnet.estimate();
-  const auto t = atotals.estimate();
-  r.volume_divq = {t.mean[0], t.error[0]};
-  r.walls_q_net = {t.mean[1], t.error[1]};
-  r.walls_q_in = {t.mean[2], t.error[2]};
-  r.imbalance = {t.mean[3], t.error[3]};
+  for (const auto& t : tt) add_counts(r, t);
+  acc.finish(m, r);
   r.paths = opt.paths;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
@@ -571,13 +641,9 @@ double backward_radiance(const McModel& m, std::size_t e, Vec3 x, Vec3 d, PathRa
       scatter(m, e, d, tau_s, rng);
       zero_steps = 0;
     } else {
-      zero_steps = l > 0 ? 0 : zero_steps + 1;
-      const int next = m.cells[e].across[ex.face];
-      if (next >= 0) {
-        e = static_cast<std::size_t>(next);
-        continue;
-      }
-      const auto& face = m.faces[static_cast<std::size_t>(-1 - next)];
+      const long boundary = cross_face(m, e, ex.face, l, zero_steps);
+      if (boundary < 0) continue;
+      const auto& face = m.faces[static_cast<std::size_t>(boundary)];
       L += w * face.leaving() / kPi;  // diffuse leaving radiance by emission and irradiation
       if (beams && face.absorptivity < 1) {
         const double q_beam = beam_flux_on_wall(m, face, x, count);
@@ -590,6 +656,28 @@ double backward_radiance(const McModel& m, std::size_t e, Vec3 x, Vec3 d, PathRa
     }
     if (!survives_roulette(w, rng)) return L;
   }
+}
+
+// Sums over backward rays [first_id, last_id) of probe point p: 4 pi L and -4 pi L d (volume
+// points: G and q), or pi L (wall points: q_in), without the uncollided beams.
+std::array<double, 4> probe_ray_sums(const McModel& m, const ProbePoint& pt, std::size_t p, std::uint64_t seed, std::uint64_t first_id,
+                                     std::uint64_t last_id, BackwardCounters& count) {
+  std::array<double, 4> sum{};
+  const auto element = pt.element >= 0 ? static_cast<std::size_t>(m.mesh.tracer_index[static_cast<std::size_t>(pt.element)]) : 0;
+  for (std::uint64_t ray = first_id; ray < last_id; ++ray) {
+    PathRandom rng(seed, 1 + p, ray);
+    if (pt.face >= 0) {
+      const auto& face = m.faces[static_cast<std::size_t>(pt.face)];
+      const Vec3 d = lambertian_direction(face.inward, rng);
+      sum[0] += kPi * backward_radiance(m, static_cast<std::size_t>(face.element), pt.x, d, rng, count);
+    } else {
+      const Vec3 d = isotropic_direction(rng);
+      const double L = 4 * kPi * backward_radiance(m, element, pt.x, d, rng, count);
+      sum[0] += L;  // the radiation travels along -d
+      for (int c = 0; c < 3; ++c) sum[static_cast<std::size_t>(1 + c)] -= L * d[static_cast<std::size_t>(c)];
+    }
+  }
+  return sum;
 }
 
 }  // namespace
@@ -610,21 +698,8 @@ ProbeRun trace_probes(const McModel& m, const std::vector<ProbePoint>& points, c
     const std::uint64_t b = static_cast<std::uint64_t>(task) % static_cast<std::uint64_t>(B);
     const auto& pt = points[p];
     const std::uint64_t first = opt.probe_rays * b / static_cast<std::uint64_t>(B), last = opt.probe_rays * (b + 1) / static_cast<std::uint64_t>(B);
-    std::array<double, 4> sum{};
     const auto element = pt.element >= 0 ? static_cast<std::size_t>(m.mesh.tracer_index[static_cast<std::size_t>(pt.element)]) : 0;
-    for (std::uint64_t ray = first; ray < last; ++ray) {
-      PathRandom rng(opt.seed, 1 + p, opt.first_path + ray);
-      if (pt.face >= 0) {
-        const auto& face = m.faces[static_cast<std::size_t>(pt.face)];
-        const Vec3 d = lambertian_direction(face.inward, rng);
-        sum[0] += kPi * backward_radiance(m, static_cast<std::size_t>(face.element), pt.x, d, rng, count);
-      } else {
-        const Vec3 d = isotropic_direction(rng);
-        const double L = 4 * kPi * backward_radiance(m, element, pt.x, d, rng, count);
-        sum[0] += L;  // the radiation travels along -d
-        for (int c = 0; c < 3; ++c) sum[static_cast<std::size_t>(1 + c)] -= L * d[static_cast<std::size_t>(c)];
-      }
-    }
+    auto sum = probe_ray_sums(m, pt, p, opt.seed, opt.first_path + first, opt.first_path + last, count);
     const double n = std::max<double>(1.0, static_cast<double>(last - first));
     for (auto& v : sum) v /= n;
     // The uncollided beams at the point itself: deterministic, the same in every batch.
@@ -670,6 +745,181 @@ ProbeRun trace_probes(const McModel& m, const std::vector<ProbePoint>& points, c
   run.shadow_rays = shadow;
   run.unfollowed_specular_beam_hits = unfollowed;
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return run;
+}
+
+// --- Spectral sampling by path -------------------------------------------------------------------
+
+namespace {
+constexpr std::uint64_t kSpectralStream = std::uint64_t{1} << 62;  // the batches' offsets U_b (probe streams are 1 + point)
+}
+
+struct SpectralSampler::Scratch {
+  std::vector<PathTally> threads;
+};
+
+namespace {
+// Cumulative sums of x normalised to end at exactly 1 (all 0 when x sums to 0).
+std::vector<double> normalised_cumulative(const std::vector<double>& x) {
+  std::vector<double> c(x.size());
+  double total = 0;
+  for (std::size_t j = 0; j < x.size(); ++j) total += std::max(x[j], 0.0), c[j] = total;
+  for (auto& v : c) v = total > 0 ? v / total : 0.0;
+  if (total > 0 && !c.empty()) c.back() = 1.0;
+  return c;
+}
+}  // namespace
+
+SpectralSampler::SpectralSampler(const std::vector<double>& power, const std::vector<double>& blackbody, const McOptions& opt,
+                                 const McModel& g, std::size_t probe_points)
+    : scratch_(std::make_shared<Scratch>()), opt_(opt), B_(std::max(2, opt.batches)) {
+  scratch_->threads.resize(static_cast<std::size_t>(omp_get_max_threads()));
+  for (auto& t : scratch_->threads) t.resize(g.mesh.num_elements(), g.faces.size());
+  for (const double p : power) total_power_ += std::max(p, 0.0);
+  cumulative_ = normalised_cumulative(power);
+  // q_j = (p_j + b_j) / 2, b_j only where the point emits at all.
+  std::vector<double> share(power.size(), 0.0), bb(power.size(), 0.0);
+  double bb_total = 0;
+  for (std::size_t j = 0; j < power.size(); ++j)
+    if (power[j] > 0 && j < blackbody.size()) bb[j] = std::max(blackbody[j], 0.0), bb_total += bb[j];
+  for (std::size_t j = 0; j < power.size(); ++j)
+    share[j] = (total_power_ > 0 ? std::max(power[j], 0.0) / total_power_ : 0.0) + (bb_total > 0 ? bb[j] / bb_total : 0.0);
+  probe_cumulative_ = normalised_cumulative(share);
+  for (int b = 0; b < B_; ++b) {
+    PathRandom rng(opt.seed, kSpectralStream, static_cast<std::uint64_t>(b));
+    offset_.push_back(rng.uniform()), probe_offset_.push_back(rng.uniform());
+  }
+  element_.assign(static_cast<std::size_t>(B_), std::vector<double>(5 * g.mesh.num_elements(), 0.0));
+  face_.assign(static_cast<std::size_t>(B_), std::vector<double>(2 * g.faces.size(), 0.0));
+  probe_sums_.assign(probe_points * static_cast<std::size_t>(B_) * 5, 0.0);
+}
+
+std::pair<std::uint64_t, std::uint64_t> SpectralSampler::positions(int j, int b, bool probe) const {
+  const std::uint64_t total = probe ? opt_.probe_rays : opt_.paths;
+  const std::uint64_t n = batch_begin(total, b + 1, B_) - batch_begin(total, b, B_);
+  if (!(total_power_ > 0)) return {0, 0};
+  const double u = (probe ? probe_offset_ : offset_)[static_cast<std::size_t>(b)];
+  const auto& cumulative = probe ? probe_cumulative_ : cumulative_;
+  // Position k lies in point j when cumulative[j-1] <= (k + u) / n < cumulative[j].
+  auto first_at = [&](double c) {
+    const double k = std::ceil(static_cast<double>(n) * c - u);
+    return static_cast<std::uint64_t>(std::clamp(k, 0.0, static_cast<double>(n)));
+  };
+  const auto jj = static_cast<std::size_t>(j);
+  return {first_at(jj == 0 ? 0.0 : cumulative[jj - 1]), first_at(cumulative[jj])};
+}
+
+std::uint64_t SpectralSampler::count(int j, bool probe) const {
+  std::uint64_t n = 0;
+  for (int b = 0; b < B_; ++b) {
+    const auto [first, last] = positions(j, b, probe);
+    n += last - first;
+  }
+  return n;
+}
+
+void SpectralSampler::trace_point(int j, const McModel& m, const std::vector<ProbePoint>& probes) {
+  if (!m.beam_direction.empty())
+    throw SolverError("Monte Carlo spectral sampling by path: collimated beams are not part of a nongray model's spectral points");
+  const auto t0 = std::chrono::steady_clock::now();
+  const double lscale = track_scale(m);
+  std::uint64_t traced = 0;
+  bool bad = false;
+  // Each batch's paths of this point are traced by one thread into its own tally and added to that
+  // batch's sums: the integer sums are exact and the batches' sums run in point order, so the result
+  // does not depend on the thread count.
+  auto& threads = scratch_->threads;
+  for (auto& t : threads) t.segments = t.scatters = t.reflections = t.lost = 0;
+#pragma omp parallel reduction(|| : bad) reduction(+ : traced)
+  {
+    PathTally& T = threads[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 1)
+    for (int b = 0; b < B_; ++b) {
+      const auto [first, last] = positions(j, b, false);
+      if (first == last) continue;
+      T.clear();
+      const std::uint64_t base = opt_.first_path + batch_begin(opt_.paths, b, B_);
+      for (std::uint64_t k = first; k < last; ++k) trace_forward_path(m, opt_.seed, base + k, lscale, T);
+      traced += last - first;
+      bad = bad || T.bad();
+      auto& el = element_[static_cast<std::size_t>(b)];
+      for (const auto i : T.element.touched)
+        for (std::size_t c = 0; c < 5; ++c) el[5 * i + c] += static_cast<double>(T.element.v[i][c]) / (c == 0 ? kDepositScale : lscale);
+      auto& fa = face_[static_cast<std::size_t>(b)];
+      for (const auto i : T.face.touched)
+        for (std::size_t c = 0; c < 2; ++c) fa[2 * i + c] += static_cast<double>(T.face.v[i][c]) / kDepositScale;
+    }
+  }
+  for (const auto& t : threads) add_counts(counts_, t);
+  if (bad) bad_tally(-1);
+  counts_.paths += traced;
+  counts_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  if (probes.empty()) return;
+  const auto t1 = std::chrono::steady_clock::now();
+  const auto jj = static_cast<std::size_t>(j);
+  const double share = probe_cumulative_[jj] - (jj == 0 ? 0.0 : probe_cumulative_[jj - 1]);  // q_j
+  std::uint64_t segments = 0, lost = 0, shadow = 0, unfollowed = 0, rays = 0;
+  const auto P = static_cast<std::int64_t>(probes.size());
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : segments, lost, shadow, unfollowed, rays)
+  for (std::int64_t task = 0; task < P * B_; ++task) {
+    const auto p = static_cast<std::size_t>(task / B_);
+    const int b = static_cast<int>(task % B_);
+    const auto [first, last] = positions(j, b, true);
+    if (first == last) continue;
+    BackwardCounters count;
+    const std::uint64_t base = opt_.first_path + batch_begin(opt_.probe_rays, b, B_);
+    const auto sum = probe_ray_sums(m, probes[p], p, opt_.seed, base + first, base + last, count);
+    const double n_b = static_cast<double>(batch_begin(opt_.probe_rays, b + 1, B_) - batch_begin(opt_.probe_rays, b, B_));
+    const double weight = 1.0 / (n_b * share);  // unbiased: E[rays of j in batch b] = n_b q_j
+    double* out = &probe_sums_[(p * static_cast<std::size_t>(B_) + static_cast<std::size_t>(b)) * 5];
+    for (std::size_t c = 0; c < 4; ++c) out[c] += weight * sum[c];
+    if (probes[p].face < 0)
+      out[4] += weight * sum[0] * m.kappa[static_cast<std::size_t>(m.mesh.tracer_index[static_cast<std::size_t>(probes[p].element)])];
+    segments += count.segments, lost += count.lost, shadow += count.shadow, unfollowed += count.unfollowed, rays += last - first;
+  }
+  probe_counts_.rays += rays, probe_counts_.segments += segments, probe_counts_.lost_rays += lost;
+  probe_counts_.shadow_rays += shadow, probe_counts_.unfollowed_specular_beam_hits += unfollowed;
+  probe_counts_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+}
+
+McResult SpectralSampler::forward_result(const McModel& g, const std::vector<double>& element_emission,
+                                         const std::vector<double>& face_emission) const {
+  McResult r = counts_;
+  r.source_power = total_power_;
+  ForwardAccumulators acc(g.mesh.num_elements(), g.faces.size(), g.group_names.size());
+  for (int b = 0; b < B_; ++b) {
+    const double n_b = static_cast<double>(batch_begin(opt_.paths, b + 1, B_) - batch_begin(opt_.paths, b, B_));
+    acc.add_batch(g, element_[static_cast<std::size_t>(b)], face_[static_cast<std::size_t>(b)], n_b > 0 ? total_power_ / n_b : 0.0,
+                  element_emission, face_emission);
+  }
+  acc.finish(g, r);
+  return r;
+}
+
+ProbeRun SpectralSampler::probe_result(const McModel& g, const std::vector<ProbePoint>& probes, const std::vector<double>& element_emission,
+                                       const std::vector<double>& face_emission) const {
+  ProbeRun run = probe_counts_;
+  run.values.resize(probes.size());
+  for (std::size_t p = 0; p < probes.size(); ++p) {
+    Accumulator acc(5);
+    for (int b = 0; b < B_; ++b) {
+      const double* s = &probe_sums_[(p * static_cast<std::size_t>(B_) + static_cast<std::size_t>(b)) * 5];
+      acc.add({s, s + 5});
+    }
+    const auto est = acc.estimate();
+    auto& v = run.values[p];
+    if (probes[p].face >= 0) {
+      const auto f = static_cast<std::size_t>(probes[p].face);
+      v.q_in = {est.mean[0], est.error[0]};
+      v.q_net = {g.faces[f].absorptivity * est.mean[0] - face_emission[f], g.faces[f].absorptivity * est.error[0]};
+    } else {
+      const auto e = static_cast<std::size_t>(g.mesh.tracer_index[static_cast<std::size_t>(probes[p].element)]);
+      v.G = {est.mean[0], est.error[0]};
+      v.qx = {est.mean[1], est.error[1]}, v.qy = {est.mean[2], est.error[2]}, v.qz = {est.mean[3], est.error[3]};
+      v.divq = {element_emission[e] / g.mesh.volume[e] - est.mean[4], est.error[4]};
+    }
+  }
   return run;
 }
 

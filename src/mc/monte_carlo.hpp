@@ -29,6 +29,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -159,6 +161,51 @@ struct ProbeRun {
   double seconds = 0;
 };
 ProbeRun trace_probes(const McModel& model, const std::vector<ProbePoint>& points, const McOptions& options);
+
+// Nongray runs, spectral sampling by path (solver.spectral_sampling: per_path): each batch is an
+// independent systematic sample of the spectral points in proportion to the power each emits
+// (positions (k + U_b) / N_b on the cumulative power, k < N_b, U_b uniform per batch; Modest 2013,
+// sec. 21.9), so a point gets paths only where its share of the power falls: of a line-by-line grid
+// most points get none and are neither evaluated nor traced. Every path carries P_total / N_b; the
+// batches span the points, so the standard errors include the sampling of the spectrum.
+// Probe rays are placed the same way on a defensive mixture q_j = (p_j + b_j) / 2 of the power
+// share p_j and the blackbody share b_j (the point's Planck weight of what the sources would emit
+// at kappa = 1): a backward ray of point j estimates L_j / q_j, and with q_j proportional to kappa_j
+// alone that ratio spans the orders of magnitude of kappa across a line (thick line centres
+// oversampled, thin wings starved); b_j keeps it bounded by about 2 I_b. Each ray is weighted
+// 1 / (R_b q_j), unbiased because q_j > 0 wherever anything emits.
+// Use: construct with every point's emitted power and blackbody power; for each point with
+// paths(j) + probe_rays(j) > 0 call trace_point with the model holding j's properties (and the same
+// geometry); then the results, given the emission per element [W] and per face [W/m^2] summed over
+// all points.
+class SpectralSampler {
+ public:
+  SpectralSampler(const std::vector<double>& point_power, const std::vector<double>& blackbody_power, const McOptions& options,
+                  const McModel& geometry, std::size_t probe_points);
+  std::uint64_t paths(int j) const { return count(j, false); }       // forward paths of point j, all batches
+  std::uint64_t probe_rays(int j) const { return count(j, true); }   // rays per probe point
+  std::uint64_t forward_paths_traced() const { return counts_.paths; }
+  void trace_point(int j, const McModel& model, const std::vector<ProbePoint>& probes);
+  McResult forward_result(const McModel& geometry, const std::vector<double>& element_emission,
+                          const std::vector<double>& face_emission) const;
+  ProbeRun probe_result(const McModel& geometry, const std::vector<ProbePoint>& probes, const std::vector<double>& element_emission,
+                        const std::vector<double>& face_emission) const;
+
+ private:
+  std::pair<std::uint64_t, std::uint64_t> positions(int j, int b, bool probe) const;  // [first, last) of batch b
+  std::uint64_t count(int j, bool probe) const;
+  struct Scratch;  // per-thread tallies, kept between points
+  std::shared_ptr<Scratch> scratch_;
+  McOptions opt_;
+  int B_;
+  std::vector<double> cumulative_, probe_cumulative_;  // normalised cumulative power (p_j) and mixture (q_j), end at 1
+  double total_power_ = 0;
+  std::vector<double> offset_, probe_offset_;  // U_b
+  std::vector<std::vector<double>> element_, face_;  // per batch: K x 5, F x 2 weight units (as solve_forward's tallies)
+  std::vector<double> probe_sums_;                  // (point * B + b) * 5: G (or q_in), qx, qy, qz, kappa G
+  McResult counts_;
+  ProbeRun probe_counts_;
+};
 void accumulate(ProbeRun& total, const ProbeRun& part);
 
 }  // namespace dgrte::mc

@@ -76,7 +76,8 @@ std::vector<double> node_volumes(const transport::Discretization& disc) {
 
 void for_each_spectral_point(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
                              gas::SpectralModel& model, const SpectralOptions& spectral_options, SpectralResult& out,
-                             const std::function<void(int, const problem::Medium&, const problem::Walls&)>& visit) {
+                             const std::function<void(int, const problem::Medium&, const problem::Walls&)>& visit,
+                             const std::function<bool(int)>& wanted) {
   if (!medium.has_gas_model()) throw std::logic_error("for_each_spectral_point: the medium has no gas state");
   const std::size_t n = disc.num_dofs(), np = static_cast<std::size_t>(disc.num_nodes()), nfp = walls.face_nodes();
   {
@@ -121,8 +122,8 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
   const int max_count = static_cast<int>(std::clamp<std::size_t>(spectral_options.block_bytes / std::max<std::size_t>(per_point, 1), 1,
                                                                  static_cast<std::size_t>(std::max(out.spectral_points, 1))));
   std::vector<double> kappa_block, a_block;
-  for (int first = 0; first < out.spectral_points;) {
-    const int last = model.block_end(first, max_count);
+  // Evaluates points [first, last) together and visits them.
+  auto evaluate_and_visit = [&](int first, int last) {
     const auto count = static_cast<std::size_t>(last - first);
     {
       const auto tp = Clock::now();
@@ -149,6 +150,20 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
       point_walls.scale_emission(a_wall);
       out.property_seconds += seconds_since(tp);
       visit(j, point, point_walls);
+    }
+  };
+  for (int first = 0; first < out.spectral_points;) {
+    const int last = model.block_end(first, max_count);
+    if (!wanted) {
+      evaluate_and_visit(first, last);
+    } else {  // only the runs of wanted points
+      for (int run = first; run < last;) {
+        while (run < last && !wanted(run)) ++run;
+        int end = run;
+        while (end < last && wanted(end)) ++end;
+        if (end > run) evaluate_and_visit(run, end);
+        run = end;
+      }
     }
     first = last;
   }

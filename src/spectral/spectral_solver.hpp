@@ -63,10 +63,13 @@ std::vector<double> node_volumes(const transport::Discretization& disc);
 // evaluates kappa_j and a_j a block at a time, and calls visit(j, point, point_walls) with the gray
 // problem of point j (kappa_j, sigma_t, a_j I_b at the nodes; walls emitting eps a_j(T_w) I_b(T_w)).
 // Fills the property fields of `report` (times, blocks, range checks, kappa_planck). The solvers
-// (DG: solve_spectral; Monte Carlo: app) are the visitors.
+// (DG: solve_spectral; Monte Carlo: app) are the visitors. wanted (optional): points for which it
+// returns false are not visited, and a block with no wanted point is not evaluated (Monte Carlo's
+// spectral sampling by path traces few of a line-by-line grid's points).
 void for_each_spectral_point(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
                              gas::SpectralModel& model, const SpectralOptions& spectral_options, SpectralResult& report,
-                             const std::function<void(int, const problem::Medium&, const problem::Walls&)>& visit);
+                             const std::function<void(int, const problem::Medium&, const problem::Walls&)>& visit,
+                             const std::function<bool(int)>& wanted = {});
 
 // medium must carry the gas state (problem::Medium::gas); walls are the gray walls (eps I_b(T_w)).
 // The model is prepared here for the medium's states, weighted by node_volumes.

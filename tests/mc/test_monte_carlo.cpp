@@ -79,22 +79,27 @@ TEST(MonteCarlo, StandardErrorFallsAsOneOverRootPaths) {
   EXPECT_LT(ratio, 0.65);
 }
 
-TEST(MonteCarlo, ResultsDoNotDependOnTheThreadCount) {
-  const std::string body = cube_case(1.0, "{method: montecarlo, paths: 50000, batches: 4, seed: 3, probe_rays: 2000}");
+// Runs `body` on 1 and on 2 threads: walls, volume power and the named probe files must be identical.
+void expect_thread_independent(const std::string& name, const std::string& body, const std::vector<std::string>& probes) {
   const int threads = omp_get_max_threads();
   omp_set_num_threads(1);
-  const auto one = run("threads1", body);
+  const auto one = run(name + "_threads1", body);
   omp_set_num_threads(std::max(2, threads));
-  const auto two = run("threads2", body);
+  const auto two = run(name + "_threads2", body);
   omp_set_num_threads(threads);
   EXPECT_EQ(one.summary["walls"].dump(), two.summary["walls"].dump());
   EXPECT_EQ(one.summary["energy_balance"]["volume_W"].get<double>(), two.summary["energy_balance"]["volume_W"].get<double>());
-  for (const char* probe : {"axis.csv", "wall.csv"}) {
+  for (const auto& probe : probes) {
     std::ifstream f1(one.out / "probes" / probe), f2(two.out / "probes" / probe);
     std::stringstream s1, s2;
     s1 << f1.rdbuf(), s2 << f2.rdbuf();
     EXPECT_EQ(s1.str(), s2.str()) << probe;
   }
+}
+
+TEST(MonteCarlo, ResultsDoNotDependOnTheThreadCount) {
+  expect_thread_independent("cube", cube_case(1.0, "{method: montecarlo, paths: 50000, batches: 4, seed: 3, probe_rays: 2000}"),
+                            {"axis.csv", "wall.csv"});
 }
 
 // An isothermal enclosure whose walls are at the medium's temperature is in equilibrium whatever
@@ -148,6 +153,21 @@ TEST(MonteCarlo, GrayGasModelThroughTheSpectralLoopMatchesTheExactCube) {
   EXPECT_EQ(r.summary["montecarlo"]["spectral_points_traced"].get<int>(), 1);
 }
 
+// An enclosure in equilibrium at temperature T: G = 4 sigma T^4 on the probe line "axis" (and its
+// standard error below max_error of it), no net power into the volume or any wall.
+void expect_equilibrium(const Run& r, double T, double max_error) {
+  const double G = 4 * 5.670374419e-8 * std::pow(T, 4);
+  auto p = read_csv(r.out / "probes" / "axis.csv");
+  for (std::size_t i = 0; i < p["G"].size(); ++i) {
+    EXPECT_LT(std::abs(p["G"][i] - G), 4 * p["G_stderr"][i] + 1e-9 * G) << i;
+    EXPECT_LT(p["G_stderr"][i], max_error * G);
+  }
+  const auto& eb = r.summary["energy_balance"];
+  EXPECT_LT(std::abs(eb["volume_W"].get<double>()), 4 * eb["volume_W_stderr"].get<double>() + 1e-9 * G);
+  for (const auto& [name, wall] : r.summary["walls"].items())
+    EXPECT_LT(std::abs(wall["q_net_W"].get<double>()), 4 * wall["q_net_W_stderr"].get<double>() + 1e-9 * G) << name;
+}
+
 // Several spectral points (WSGG: 4 gray gases + the clear gas) through the nongray loop: an
 // isothermal enclosure with gray walls at the gas temperature is in equilibrium point by point, so
 // the sum is G = 4 sigma T^4 (the weights sum to 1) whatever the paths each point receives.
@@ -159,18 +179,72 @@ TEST(MonteCarlo, NongrayEquilibriumSumsOverTheSpectralPoints) {
                                         "  right: {type: black, temperature: 1200}\n  sides: {type: symmetry}\n"
                                         "solver: {method: montecarlo, paths: 1e5, batches: 10, probe_rays: 4000}\n"
                                         "output: {vtk: false, probes: [{name: axis, from: [0.1, 0.1, 0.1], to: [0.9, 0.1, 0.1], points: 3}]}\n");
-  const double G = 4 * 5.670374419e-8 * std::pow(1200.0, 4);
-  auto p = read_csv(r.out / "probes" / "axis.csv");
-  for (std::size_t i = 0; i < p["G"].size(); ++i) {
-    EXPECT_LT(std::abs(p["G"][i] - G), 4 * p["G_stderr"][i] + 1e-9 * G) << i;
-    EXPECT_LT(p["G_stderr"][i], 0.01 * G);
-  }
+  expect_equilibrium(r, 1200.0, 0.01);
   EXPECT_EQ(r.summary["spectral"]["spectral_points"].get<int>(), 5);
   EXPECT_EQ(r.summary["montecarlo"]["spectral_points_traced"].get<int>(), 5);
-  const auto& eb = r.summary["energy_balance"];
-  EXPECT_LT(std::abs(eb["volume_W"].get<double>()), 4 * eb["volume_W_stderr"].get<double>() + 1e-9 * G);
-  for (const auto& [name, wall] : r.summary["walls"].items())
-    EXPECT_LT(std::abs(wall["q_net_W"].get<double>()), 4 * wall["q_net_W_stderr"].get<double>() + 1e-9 * G) << name;
+}
+
+// Spectral sampling by path (the default) and per point are two estimators of the same sum over
+// spectral points: on a hot layer next to a cold one (WSGG, 5 points) they agree within their errors,
+// and sampling by path gives the same bits on any number of threads.
+std::string layered_wsgg(const std::string& solver) {
+  return "mesh: {geo: " DGRTE_SOURCE_DIR "/tests/solver/slab.geo, size: 0.25}\n"
+         "model: {type: wsgg}\n"
+         "media: {\"*\": {temperature: \"x < 0.5 ? 1800 : 500\", x_h2o: \"0.2\", x_co2: \"0.1\"}}\n"
+         "boundaries:\n  left: {type: black, temperature: 0}\n  right: {type: gray, emissivity: 0.5, temperature: 800}\n"
+         "  sides: {type: symmetry}\n"
+         "solver: " + solver + "\n"
+         "output: {vtk: false, probes: [{name: axis, from: [0.1, 0.1, 0.1], to: [0.9, 0.1, 0.1], points: 3}]}\n";
+}
+
+TEST(MonteCarlo, SpectralSamplingByPathAgreesWithSamplingPerPoint) {
+  const auto by_path = run("per_path", layered_wsgg("{method: montecarlo, paths: 2e5, batches: 10, probe_rays: 8000, seed: 4}"));
+  const auto per_point =
+      run("per_point", layered_wsgg("{method: montecarlo, paths: 2e5, batches: 10, probe_rays: 8000, seed: 5, spectral_sampling: per_point}"));
+  EXPECT_EQ(by_path.summary["spectral"]["sampling"], "per_path");
+  EXPECT_EQ(per_point.summary["spectral"]["sampling"], "per_point");
+  for (const char* wall : {"left", "right"}) {
+    const auto& a = by_path.summary["walls"][wall];
+    const auto& b = per_point.summary["walls"][wall];
+    const double diff = a["q_net_W"].get<double>() - b["q_net_W"].get<double>();
+    const double sigma = std::hypot(a["q_net_W_stderr"].get<double>(), b["q_net_W_stderr"].get<double>());
+    EXPECT_LT(std::abs(diff), 4.5 * sigma) << wall;
+    EXPECT_LT(a["q_net_W_stderr"].get<double>(), 0.02 * std::abs(a["q_net_W"].get<double>())) << wall;
+  }
+  auto pa = read_csv(by_path.out / "probes" / "axis.csv"), pb = read_csv(per_point.out / "probes" / "axis.csv");
+  for (std::size_t i = 0; i < pa["G"].size(); ++i) {
+    EXPECT_LT(std::abs(pa["G"][i] - pb["G"][i]), 4.5 * std::hypot(pa["G_stderr"][i], pb["G_stderr"][i])) << i;
+    EXPECT_LT(std::abs(pa["divq"][i] - pb["divq"][i]), 4.5 * std::hypot(pa["divq_stderr"][i], pb["divq_stderr"][i])) << i;
+  }
+  const auto& ea = by_path.summary["energy_balance"];
+  EXPECT_LT(std::abs(ea["imbalance_W"].get<double>()), 4.5 * ea["imbalance_W_stderr"].get<double>() + 1e-9 * ea["scale_W"].get<double>());
+}
+
+TEST(MonteCarlo, SpectralSamplingByPathDoesNotDependOnTheThreadCount) {
+  expect_thread_independent("by_path", layered_wsgg("{method: montecarlo, paths: 30000, batches: 4, seed: 3, probe_rays: 1000}"),
+                            {"axis.csv"});
+}
+
+// Line by line (CO, 2025-2275 cm^-1 every 0.05 cm^-1: 5,002 spectral points) with sampled
+// wavenumbers: few paths per grid point, most points untraced, and the equilibrium of an
+// isothermal enclosure (walls at the gas temperature) holds on the sum: G = 4 sigma T^4, q_net = 0.
+TEST(MonteCarlo, LineByLineEquilibriumWithSampledWavenumbers) {
+  const auto r = run("lbl_equilibrium",
+                     "mesh: {geo: " DGRTE_SOURCE_DIR "/tests/solver/slab.geo, size: 0.25}\n"
+                     "model: {type: lbl, par_files: ['" DGRTE_SOURCE_DIR "/gasdata/lbl/hitran_fragments/hitran_co_3iso_2000_2300cm.par'], "
+                     "nu_min: 2025, nu_max: 2275, dnu: 0.05}\n"
+                     "media: {\"*\": {temperature: \"1500\", x_co: \"0.2\"}}\n"
+                     "boundaries:\n  left: {type: gray, emissivity: 0.6, temperature: 1500}\n"
+                     "  right: {type: black, temperature: 1500}\n  sides: {type: symmetry}\n"
+                     "solver: {method: montecarlo, paths: 20000, batches: 10, probe_rays: 2000}\n"
+                     "output: {vtk: false, probes: [{name: axis, from: [0.1, 0.1, 0.1], to: [0.9, 0.1, 0.1], points: 3}]}\n");
+  expect_equilibrium(r, 1500.0, 0.02);
+  const int points = r.summary["spectral"]["spectral_points"].get<int>(), traced = r.summary["montecarlo"]["spectral_points_traced"].get<int>();
+  EXPECT_EQ(points, 5002);
+  EXPECT_LT(traced, points);  // 20,000 paths and 2,000 rays per probe in 10 batches cannot reach every point
+  EXPECT_GT(traced, 100);
+  std::printf("[ note ] LBL equilibrium: %d of %d spectral points traced, %.3g paths/s\n", traced, points,
+              r.summary["montecarlo"]["paths_per_second"].get<double>());
 }
 
 // Final gather: a coarse DG set (T2, 32 ordinates) leaves ray effects of several per cent in the
