@@ -2,6 +2,7 @@
 
 #include "app/device_backend.hpp"
 #include "backend/device_data.hpp"
+#include "backend/device_tracer_data.hpp"
 
 #include "backend/cpu_transport.hpp"
 #include "common/error.hpp"
@@ -711,6 +712,17 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
   mo.seed = cs.solver.mc.seed;
   mo.probe_rays = cs.solver.mc.probe_rays;
   if (opt.progress) mo.progress = s.log;
+  // solver.backend opencl: the forward paths run on the device (opencl/mc_forward.cl); probe rays
+  // (backward) stay on the host.
+  const auto backend_choice = choose_backend(cs.solver);
+  std::shared_ptr<device::DeviceTracer> device_tracer;
+  if (backend_choice.opencl) {
+    device_tracer = std::make_shared<device::DeviceTracer>(backend::tracer_geometry(model), backend_choice.options.device,
+                                                           backend_choice.options.cache_dir);
+    mo.tracer = backend::device_batch_tracer(device_tracer);
+    s.log(fmt::format("  forward paths on {} (kernel {} in {:.2f} s)", device_tracer->info().label(),
+                      device_tracer->cache_hit() ? "loaded from the cache" : "built", device_tracer->build_seconds()));
+  }
 
   // Probe points, located before the solve so that a bad probe fails early.
   struct ProbeLine {
@@ -896,6 +908,14 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
                      "walls_W per batch: Monte Carlo conserves energy bundle by bundle, so it is the noise of Russian roulette plus any "
                      "lost rays; relative_imbalance = imbalance_W / scale_W"}};
   summary["solver"] = {{"method", "montecarlo"}};
+  summary["backend"] = {{"type", backend_choice.opencl ? "opencl" : "cpu"}, {"reason", backend_choice.reason}};
+  if (device_tracer) {
+    const auto& d = device_tracer->info();
+    summary["backend"].update({{"platform", d.platform}, {"device", d.name}, {"driver", d.driver_version}, {"precision", "double"},
+                               {"kernel_cache_hit", device_tracer->cache_hit()}, {"kernel_build_seconds", device_tracer->build_seconds()},
+                               {"bytes_to_device", device_tracer->bytes_to_device()}, {"bytes_from_device", device_tracer->bytes_from_device()},
+                               {"on_device", "forward paths (opencl/mc_forward.cl); probe rays on the host"}});
+  }
   if (gas_model.spectral)
     summary["spectral"] = {{"model", gas_model.name()},
                            {"type", gas_model.type},
@@ -1002,7 +1022,6 @@ static nlohmann::json run_case_unguarded(const RunOptions& opt) {
   if (opt.backend) {
     if (*opt.backend != "cpu" && *opt.backend != "opencl" && *opt.backend != "auto")
       throw InputError(fmt::format("--backend {}: use cpu, opencl or auto", *opt.backend));
-    if (s.cs.solver.monte_carlo() && *opt.backend != "cpu") throw InputError("--backend: the Monte Carlo tracer runs on the CPU");
     s.cs.solver.backend = *opt.backend;
     s.cs.solver.backend_where.clear();
   }

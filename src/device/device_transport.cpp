@@ -1,6 +1,7 @@
 #include "device/device_transport.hpp"
 
 #include "device/cl_handles.hpp"
+#include "device/cl_program.hpp"
 
 #if DGRTE_HAVE_CLBLAST
 #include <clblast_c.h>
@@ -30,21 +31,6 @@ enum Field { kX, kB, kBase, kY, kR, kRhat, kP, kV, kS, kT, kPhat, kShat, kNumFie
 static_assert(DeviceTransport::kKrylovVectors == kNumFields && DeviceTransport::kSweepVectors == kY + 1);
 constexpr int kStateValues = 8;  // BICG_STATE in blas1.cl
 constexpr int kSlots = 2;        // NSLOT
-
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-std::string cache_folder(const std::string& option) {
-  if (option == "none") return {};
-  if (!option.empty()) return option;
-  if (const char* v = std::getenv("DGRTE_KERNEL_CACHE"); v && *v) return v;
-  if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v) return std::string(v) + "/dgrte/kernels";
-  if (const char* v = std::getenv("HOME"); v && *v) return std::string(v) + "/.cache/dgrte/kernels";
-  return {};
-}
 
 std::string mb(std::size_t bytes) {
   char buf[32];
@@ -163,86 +149,15 @@ struct DeviceTransport::Impl {
   }
 
   void build_program() {
-    const auto t0 = Clock::now();
-    const std::string source = kernel_source();
-    const std::string folder = cache_folder(opt.cache_dir);
-    std::string cache_file;
-    if (!folder.empty()) {
-      char key[17];
-      std::snprintf(key, sizeof key, "%016llx",
-                    static_cast<unsigned long long>(fnv1a(info.platform + '\n' + info.name + '\n' + info.driver_version + '\n' +
-                                                          info.device_version + '\n' + options + '\n' + source)));
-      cache_file = folder + "/" + key + ".bin";
-    }
-    if (!cache_file.empty() && load_cached(cache_file)) {
-      cache_hit = true;
-    } else {
-      const char* text = source.c_str();
-      const std::size_t length = source.size();
-      cl_int err = CL_SUCCESS;
-      program = cl::Program(clCreateProgramWithSource(context.get(), 1, &text, &length, &err));
-      cl::check(err, "clCreateProgramWithSource");
-      if (clBuildProgram(program.get(), 1, &dev, options.c_str(), nullptr, nullptr) != CL_SUCCESS)
-        throw DeviceError("OpenCL kernels failed to build on " + info.label() + " with options \"" + options +
-                          "\"; build log:\n" + build_log());
-      if (!cache_file.empty()) store_cached(cache_file);
-    }
+    auto built = cl::build_program(context.get(), dev, info, kernel_source(), options, opt.cache_dir);
+    program = std::move(built.program);
+    cache_hit = built.cache_hit;
+    build_seconds = built.seconds;
     for (const char* name : {"apply_operator", "block_jacobi", "scatter_source", "lift_inflow",
                              "gather_traces", "accumulate_moments", "max_change", "sweep_level", "dot_partial", "bicg_start", "bicg_rho",
                              "bicg_alpha", "bicg_omega", "bicg_check", "bicg_residual", "bicg_update_p", "bicg_update_s",
-                             "bicg_update_xr", "copy_columns", "stream_copy"}) {
-      cl_int err = CL_SUCCESS;
-      kernels[name] = cl::Kernel(clCreateKernel(program.get(), name, &err));
-      cl::check(err, "clCreateKernel", name);
-    }
-    build_seconds = seconds_since(t0);
-  }
-
-  std::string build_log() const {
-    std::size_t size = 0;
-    clGetProgramBuildInfo(program.get(), dev, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
-    std::string log(size, '\0');
-    clGetProgramBuildInfo(program.get(), dev, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-    return log;
-  }
-
-  bool load_cached(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return false;
-    const std::vector<unsigned char> binary((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (binary.empty()) return false;
-    const unsigned char* ptr = binary.data();
-    const std::size_t size = binary.size();
-    cl_int status = CL_SUCCESS, err = CL_SUCCESS;
-    cl::Program p(clCreateProgramWithBinary(context.get(), 1, &dev, &size, &ptr, &status, &err));
-    if (err != CL_SUCCESS || status != CL_SUCCESS) return false;  // stale or foreign binary: rebuild
-    if (clBuildProgram(p.get(), 1, &dev, options.c_str(), nullptr, nullptr) != CL_SUCCESS) return false;
-    program = std::move(p);
-    return true;
-  }
-
-  // Best effort: a cache that cannot be written only costs the next run a rebuild.
-  void store_cached(const std::string& file) {
-    std::size_t size = 0;
-    if (clGetProgramInfo(program.get(), CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS || size == 0) return;
-    std::vector<unsigned char> binary(size);
-    unsigned char* ptr = binary.data();
-    if (clGetProgramInfo(program.get(), CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) != CL_SUCCESS) return;
-    std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
-    if (ec) return;
-    const std::string tmp = file + ".tmp" + std::to_string(reinterpret_cast<std::uintptr_t>(this));
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out) return;
-      out.write(reinterpret_cast<const char*>(binary.data()), static_cast<std::streamsize>(size));
-      if (!out) {
-        std::filesystem::remove(tmp, ec);
-        return;
-      }
-    }
-    std::filesystem::rename(tmp, file, ec);
-    if (ec) std::filesystem::remove(tmp, ec);
+                             "bicg_update_xr", "copy_columns", "stream_copy"})
+      kernels[name] = cl::make_kernel(program, name);
   }
 
   // A device buffer of `bytes`, counted against the budget; `what` names it in errors.

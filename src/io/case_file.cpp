@@ -438,8 +438,8 @@ SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
              fmt::format("single precision: the transport sweeps carry ~1e-6 round-off; use outer_tolerance >= {:g}, or precision: double",
                          SolverSpec::kSingleOuterTolerance));
   }
-  if (s.monte_carlo() && s.backend != "cpu")
-    c.fail("solver.backend", n["backend"], "the Monte Carlo tracer runs on the CPU; remove solver.backend");
+  if (s.monte_carlo() && s.single_precision)
+    c.fail("solver.precision", n["precision"], "the Monte Carlo tracer runs in double precision (its tallies and walks need it): remove precision: single");
   return s;
 }
 

@@ -17,10 +17,6 @@ namespace dgrte::mc {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
-constexpr double kRouletteBelow = 1e-3;   // bundles below this weight play Russian roulette
-constexpr double kRouletteWeight = 1e-2;  // and survive with this weight (probability w / 1e-2)
-constexpr long kMaxSegments = 10'000'000;  // per path: a longer path is counted lost
-constexpr int kMaxZeroSteps = 64;          // consecutive zero-length crossings: a ray stuck on an edge
 
 double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
@@ -157,7 +153,10 @@ Step next_step(const McModel::Cell& cell, const Vec3& x, const Vec3& d, double& 
 // A scattering event in element e: a direction from its phase function, a new optical depth.
 void scatter(const McModel& m, std::size_t e, Vec3& d, double& tau_s, PathRandom& rng) {
   const auto& ph = m.phase[static_cast<std::size_t>(m.phase_of_element[e])];
-  d = scatter_direction(d, ph.cosine(rng.uniform()), rng.uniform());
+  // Two statements: the order of the draws must not depend on how a compiler orders arguments (the
+  // device kernel draws the cosine first, then the azimuth).
+  const double mu = ph.cosine(rng.uniform());
+  d = scatter_direction(d, mu, rng.uniform());
   tau_s = -std::log(rng.uniform());
 }
 
@@ -326,6 +325,7 @@ void set_properties(McModel& m, const transport::Discretization& disc, const pro
   m.kappa.assign(K, 0.0), m.sigma_s.assign(K, 0.0), m.emission.assign(K, 0.0), m.source_radiance.assign(K, 0.0);
   m.phase_of_element.assign(K, -1);
   m.clamped_elements = 0;
+  ++m.revision;
   for (std::size_t t = 0; t < K; ++t) {  // tracer order; e: the mesh element
     const auto e = static_cast<std::size_t>(m.mesh.original[t]);
     double k = 0, s = 0, kib = 0;
@@ -472,7 +472,15 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
   for (int b = 0; b < B; ++b) {
     const std::uint64_t first = batch_begin(opt.paths, b, B), last = batch_begin(opt.paths, b + 1, B);
     for (auto& t : tt) t.clear();
-    if (m.total_power() > 0) {
+    if (opt.tracer) {
+      if (m.total_power() > 0) {
+        auto part = opt.tracer(m, opt.seed, opt.first_path + first, opt.first_path + last);
+        r.segments += part.segments, r.scattering_events += part.scatters, r.wall_reflections += part.reflections, r.lost_rays += part.lost;
+        element = std::move(part.element), face = std::move(part.face);
+      } else {
+        std::fill(element.begin(), element.end(), 0.0), std::fill(face.begin(), face.end(), 0.0);
+      }
+    } else if (m.total_power() > 0) {
 #pragma omp parallel
       {
         PathTally& T = tt[static_cast<std::size_t>(omp_get_thread_num())];
@@ -484,13 +492,13 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
     // Reduce the threads' integer tallies (exact), then to weight units.
     for (const auto& t : tt)
       if (t.bad()) bad_tally(b);
-    for (std::size_t i = 0; i < K; ++i)
+    for (std::size_t i = 0; i < K && !opt.tracer; ++i)
       for (std::size_t c = 0; c < 5; ++c) {
         __int128 sum = 0;
         for (const auto& t : tt) sum += t.element.v[i][c];
         element[5 * i + c] = static_cast<double>(sum) / (c == 0 ? kDepositScale : lscale);
       }
-    for (std::size_t i = 0; i < F; ++i)
+    for (std::size_t i = 0; i < F && !opt.tracer; ++i)
       for (std::size_t c = 0; c < 2; ++c) {
         __int128 sum = 0;
         for (const auto& t : tt) sum += t.face.v[i][c];
@@ -822,12 +830,33 @@ void SpectralSampler::trace_point(int j, const McModel& m, const std::vector<Pro
   if (!m.beam_direction.empty())
     throw SolverError("Monte Carlo spectral sampling by path: collimated beams are not part of a nongray model's spectral points");
   const auto t0 = std::chrono::steady_clock::now();
-  const double lscale = track_scale(m);
-  std::uint64_t traced = 0;
-  bool bad = false;
+  if (opt_.tracer) {  // a device: one launch per batch with paths at this point
+    for (int b = 0; b < B_; ++b) {
+      const auto [first, last] = positions(j, b, false);
+      if (first == last) continue;
+      const std::uint64_t base = opt_.first_path + batch_begin(opt_.paths, b, B_);
+      const auto part = opt_.tracer(m, opt_.seed, base + first, base + last);
+      auto& el = element_[static_cast<std::size_t>(b)];
+      auto& fa = face_[static_cast<std::size_t>(b)];
+      for (std::size_t i = 0; i < el.size(); ++i) el[i] += part.element[i];
+      for (std::size_t i = 0; i < fa.size(); ++i) fa[i] += part.face[i];
+      counts_.segments += part.segments, counts_.scattering_events += part.scatters, counts_.wall_reflections += part.reflections;
+      counts_.lost_rays += part.lost, counts_.paths += last - first;
+    }
+    counts_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  } else {
+    trace_point_on_host(j, m, t0);
+  }
+  trace_probes_of_point(j, m, probes);
+}
+
+void SpectralSampler::trace_point_on_host(int j, const McModel& m, std::chrono::steady_clock::time_point t0) {
   // Each batch's paths of this point are traced by one thread into its own tally and added to that
   // batch's sums: the integer sums are exact and the batches' sums run in point order, so the result
   // does not depend on the thread count.
+  const double lscale = track_scale(m);
+  std::uint64_t traced = 0;
+  bool bad = false;
   auto& threads = scratch_->threads;
   for (auto& t : threads) t.segments = t.scatters = t.reflections = t.lost = 0;
 #pragma omp parallel reduction(|| : bad) reduction(+ : traced)
@@ -854,7 +883,9 @@ void SpectralSampler::trace_point(int j, const McModel& m, const std::vector<Pro
   if (bad) bad_tally(-1);
   counts_.paths += traced;
   counts_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
+void SpectralSampler::trace_probes_of_point(int j, const McModel& m, const std::vector<ProbePoint>& probes) {
   if (probes.empty()) return;
   const auto t1 = std::chrono::steady_clock::now();
   const auto jj = static_cast<std::size_t>(j);

@@ -27,6 +27,7 @@
 #include "problem/problem.hpp"
 #include "transport/discretization.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -36,6 +37,23 @@
 
 namespace dgrte::mc {
 
+// Russian roulette and lost-ray limits of every tracer (host loop and device kernel).
+inline constexpr double kRouletteBelow = 1e-3;   // bundles below this weight play Russian roulette
+inline constexpr double kRouletteWeight = 1e-2;  // and survive with this weight (probability w / 1e-2)
+inline constexpr long kMaxSegments = 10'000'000;  // per path: a longer path is counted lost
+inline constexpr int kMaxZeroSteps = 64;          // consecutive zero-length crossings: a ray stuck on an edge
+
+struct McModel;
+// Another tracer of forward paths than the host loop (the OpenCL kernel, backend/device_tracer_data.hpp):
+// traces paths [first_id, last_id) of the stream (seed, kForwardStream) through `model` and returns
+// their tallies in weight units: per element absorbed weight, track, track x, y, z [m] (5 each), per
+// boundary face incident and absorbed weight (2 each), as the host loop sums them.
+struct BatchTallies {
+  std::vector<double> element, face;
+  std::uint64_t segments = 0, scatters = 0, reflections = 0, lost = 0;
+};
+using BatchTracer = std::function<BatchTallies(const McModel& model, std::uint64_t seed, std::uint64_t first_id, std::uint64_t last_id)>;
+
 struct McOptions {
   std::uint64_t paths = 1'000'000;   // forward bundles
   int batches = 20;                  // independent batches for the standard errors (>= 2)
@@ -43,6 +61,7 @@ struct McOptions {
   std::uint64_t probe_rays = 100'000;  // backward rays per probe point
   std::uint64_t first_path = 0;        // path (and probe ray) ids start here: distinct streams per spectral point
   std::function<void(const std::string&)> progress;  // one line per batch, or empty
+  BatchTracer tracer;  // forward paths elsewhere (a device); empty: the host loop (OpenMP)
 };
 
 // Mean over batches and its standard error (sample standard deviation / sqrt(batches)).
@@ -99,6 +118,7 @@ struct McModel {
   std::vector<double> beam_flux;
   std::vector<int> beam_group;
   double total_power() const { return source_cdf.empty() ? 0.0 : source_cdf.back(); }
+  std::uint64_t revision = 0;  // set_properties counts: a device copy of the properties is stale when it differs
   // A per-element field of the tracer's order in mesh order.
   std::vector<double> in_mesh_order(const std::vector<double>& tracer_order) const {
     std::vector<double> out(tracer_order.size());
@@ -194,6 +214,8 @@ class SpectralSampler {
  private:
   std::pair<std::uint64_t, std::uint64_t> positions(int j, int b, bool probe) const;  // [first, last) of batch b
   std::uint64_t count(int j, bool probe) const;
+  void trace_point_on_host(int j, const McModel& model, std::chrono::steady_clock::time_point start);
+  void trace_probes_of_point(int j, const McModel& model, const std::vector<ProbePoint>& probes);
   struct Scratch;  // per-thread tallies, kept between points
   std::shared_ptr<Scratch> scratch_;
   McOptions opt_;

@@ -19,6 +19,8 @@ class PhaseSampler {
   // The cumulative distribution (1/2) integral_{-1}^{mu} Phi (for tests).
   double cdf(double mu) const;
   double value(double mu) const { return phase_(mu); }  // Phi(mu)
+  const angular::PhaseFunction& phase() const { return phase_; }
+  const std::vector<double>& table() const { return table_; }  // linear/Legendre: the CDF on the bracketing grid
 
  private:
   angular::PhaseFunction phase_;

@@ -2,6 +2,7 @@
 // walls gives the CPU path's wall fluxes and G (sweeps and Bi-CGSTAB inner solvers), and a directions
 // run the same iterations and error. Skipped without OpenCL unless DGRTE_REQUIRE_OPENCL=1.
 #include "../common/case_runner.hpp"
+#include "opencl_required.hpp"
 #include "common/error.hpp"
 #include "device/opencl_runtime.hpp"
 
@@ -14,12 +15,7 @@
 namespace dgrte {
 namespace {
 
-bool opencl_missing() {
-  if (!device::list_devices().empty()) return false;
-  if (const char* req = std::getenv("DGRTE_REQUIRE_OPENCL"); req && std::string(req) == "1")
-    ADD_FAILURE() << "DGRTE_REQUIRE_OPENCL=1 but no OpenCL platform: install pocl-opencl-icd";
-  return true;
-}
+using test_support::opencl_missing;
 
 std::string scattering_case(const std::string& inner, const std::string& backend) {
   return "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/mms/cube.geo, size: 0.7}\n"
