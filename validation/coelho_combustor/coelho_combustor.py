@@ -21,10 +21,15 @@ Exact checks, which can fail:
     incoming half of the set of w |s.n| (from OUT/quadrature.csv): the set's own half-range flux on a
     wall that is not normal to an axis.
 
+Monte Carlo: where montecarlo.csv exists (written by validation/montecarlo/dg_vs_mc.py: dgrte's Monte Carlo
+solver on this case, both albedos), coelho_combustor.png shows its lines as markers with +-2 sigma bars.
+
 Examples:
     coelho_combustor.py --dgrte build/src/app/dgrte                    # all levels (~15 min, 1 thread)
     coelho_combustor.py --dgrte build/src/app/dgrte --coarse --no-plot  # CTest (~10 s): coarse vs
                                                                         # the stored fine lines
+    coelho_combustor.py --plot-only      # no dgrte run: redraw coelho_combustor.png from fine_lines_*.csv,
+                                         # coarse_lines_*.csv (dashed) and montecarlo.csv
 """
 import argparse
 import math
@@ -150,15 +155,35 @@ def fine_csv(omega):
     return HERE / f"fine_lines_{omega_tag(omega)}.csv"
 
 
-def write_fine(omega, r):
-    with open(fine_csv(omega), "w") as f:
-        f.write(f"# Coelho combustor (assumed geometry combustor.geo), omega = {omega:g}, dgrte level fine "
-                f"({level_text('fine')}, {r['tets']} tets): q_net [W/m^2] on the wall lines, G [W/m^2] and "
+def write_lines(path, omega, level, r):
+    with open(path, "w") as f:
+        f.write(f"# Coelho combustor (assumed geometry combustor.geo), omega = {omega:g}, dgrte level {level} "
+                f"({level_text(level)}, {r['tets']} tets): q_net [W/m^2] on the wall lines, G [W/m^2] and "
                 "div q [W/m^3] on the volume lines. Written by coelho_combustor.py.\n")
         f.write("line,quantity,x,y,z,value\n")
         for n, q in SERIES:
             for (x, y, z), v in zip(r["s"][(n, "xyz")], r["s"][(n, q)]):
                 f.write(f"{n},{q},{x:.6g},{y:.6g},{z:.6g},{v:.9g}\n")
+
+
+def read_lines(path):
+    """A stored lines file (fine_lines_*.csv, coarse_lines_*.csv) -> {(line, quantity): values, (line, 'xyz'): points}."""
+    s, xyz = {}, {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or line.startswith("line,"):
+                continue
+            n, q, x, y, z, v = line.strip().split(",")
+            s.setdefault((n, q), []).append(float(v))
+            if q == SERIES[[k for k, _ in SERIES].index(n)][1]:   # the points once per line
+                xyz.setdefault(n, []).append((float(x), float(y), float(z)))
+    out = {k: np.array(v) for k, v in s.items()}
+    out.update({(n, "xyz"): np.array(p) for n, p in xyz.items()})
+    return out
+
+
+def write_fine(omega, r):
+    write_lines(fine_csv(omega), omega, "fine", r)
     with open(HERE / f"fine_walls_{omega_tag(omega)}.csv", "w") as f:
         f.write(f"# Coelho combustor, omega = {omega:g}, level fine: wall power per surface group [W]\n")
         f.write("group,area,q_net_W,q_in_W,q_out_W,emitted_W\n")
@@ -171,14 +196,7 @@ def read_fine(omega):
     p = fine_csv(omega)
     if not p.exists():
         return None
-    s = {}
-    with open(p) as f:
-        for line in f:
-            if line.startswith("#") or line.startswith("line,"):
-                continue
-            n, q, x, y, z, v = line.strip().split(",")
-            s.setdefault((n, q), []).append(float(v))
-    s = {k: np.array(v) for k, v in s.items()}
+    s = read_lines(p)
     walls = {}
     with open(HERE / f"fine_walls_{omega_tag(omega)}.csv") as f:
         rows = [r.strip().split(",") for r in f if not r.startswith("#")]
@@ -250,6 +268,8 @@ def run_all(args, out):
             write_fine(omega, refs[omega])
         else:
             refs[omega] = read_fine(omega)
+        if (omega, "coarse") in runs:   # the dashed lines of the plot, for --plot-only
+            write_lines(out / f"coarse_lines_{omega_tag(omega)}.csv", omega, "coarse", runs[(omega, "coarse")])
     for (omega, level), r in runs.items():
         f = refs.get(omega)
         if f is None or level == "fine":
@@ -403,40 +423,135 @@ def write_results(args, out, runs, iso, refs, failures):
 
 # ---------------------------------------------------------------------------------------------
 
-def plot(out, runs, refs, args):
+def read_montecarlo():
+    """montecarlo.csv of this folder -> ({(omega, line, quantity): {'xyz', 'value', 'stderr'}}, settings), or
+    ({}, None) when there is none."""
+    path = HERE / dio.MONTECARLO_CSV
+    if not path.exists():
+        return {}, None
+    comments, header, rows = dio.read_csv_table(path)
+    col = {h: i for i, h in enumerate(header)}
+    mc = {}
+    for r in rows:
+        d = mc.setdefault((float(r[col["omega"]]), r[col["line"]], r[col["quantity"]]), {"xyz": [], "value": [], "stderr": []})
+        d["xyz"].append([float(r[col[c]]) for c in "xyz"])
+        d["value"].append(float(r[col["value"]]))
+        d["stderr"].append(float(r[col["value_stderr"]]))
+    return {k: {kk: np.array(v) for kk, v in d.items()} for k, d in mc.items()}, dio.montecarlo_settings(comments)
+
+
+def plot_lines(out, solid, dashed, first, omegas):
+    """coelho_combustor.png: the lines of `solid` ({omega: fine run or stored lines}) and `dashed` ({omega: level
+    `first`}), and the Monte Carlo curves of montecarlo.csv (markers, +-2 sigma bars)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    plot_geometry(out, plt)
     panels = [("front", "q_net", "z"), ("side", "q_net", "z"), ("back", "q_net", "z"), ("nose", "q_net", "z"),
               ("roof", "q_net", "x"), ("baffle", "q_net", "z"), ("axis", "G", "z"), ("axis", "divq", "z"),
               ("platens", "G", "x")]
-    first = "coarse" if "coarse" in args.levels else args.levels[0]
-    fig, axes = plt.subplots(3, 3, figsize=(13, 11))
-    for ax, (n, q, coord) in zip(axes.flat, panels):
-        for k, omega in enumerate(args.omegas):
-            f = runs.get((omega, "fine"))
+    mc, settings = read_montecarlo()
+    mc_label = dio.montecarlo_label(settings) if mc else None
+    if not mc:
+        fig, axes = plt.subplots(3, 3, figsize=(13, 11))
+        axes = list(axes.flat)
+    else:   # a fourth row: fine minus Monte Carlo, in % of each line's maximum, one panel per albedo
+        fig = plt.figure(figsize=(13, 14.6))
+        gs = fig.add_gridspec(4, 6, height_ratios=[1, 1, 1, 1.05])
+        axes = [fig.add_subplot(gs[i, 2 * j:2 * j + 2]) for i in range(3) for j in range(3)]
+        diff_axes = [fig.add_subplot(gs[3, 3 * j:3 * j + 3]) for j in range(2)]
+    scale = 1e-3
+    for ax, (n, q, coord) in zip(axes, panels):
+        ci = "xyz".index(coord)
+        for k, omega in enumerate(omegas):
             col = f"C{k}"
-            ci = "xyz".index(coord)
-            scale = 1e-3
+            f = solid.get(omega)
             if f is not None:
                 ax.plot(f["s"][(n, "xyz")][:, ci], scale * f["s"][(n, q)], "-", color=col, lw=1.5,
                         label=f"ω = {omega:g}, fine")
-            c = runs.get((omega, first))
-            if c is not None and first != "fine":
+            c = dashed.get(omega)
+            if c is not None:
                 ax.plot(c["s"][(n, "xyz")][:, ci], scale * c["s"][(n, q)], "--", color=col, lw=0.9,
                         label=f"ω = {omega:g}, {first}")
+            m = mc.get((omega, n, q))
+            if m is not None:
+                dio.montecarlo_errorbar(ax, m["xyz"][:, ci], scale * m["value"], scale * m["stderr"], col, ms=2.6,
+                                        label=f"ω = {omega:g}, Monte Carlo, ±{dio.MC_SIGMAS}σ")
         unit = {"q_net": "q_net [kW/m²]", "G": "G [kW/m²]", "divq": "∇·q [kW/m³]"}[q]
         ax.set_title(f"{n}: {LINE_TEXT[n]}", fontsize=8)
         ax.set_xlabel(f"{coord} [m]")
         ax.set_ylabel(unit)
         ax.grid(alpha=0.3)
-    axes.flat[0].legend(fontsize=7)
-    fig.suptitle(f"Coelho combustor (assumed geometry): solid {level_text('fine')}; dashed {level_text(first)}",
-                 fontsize=10)
-    fig.tight_layout()
+    axes[0].legend(fontsize=7, loc="upper right")
+    if mc:
+        plot_fine_minus_mc(diff_axes, solid, mc, omegas)
+    title = f"Coelho combustor (assumed geometry): solid {level_text('fine')}"
+    if dashed:
+        title += f"; dashed {level_text(first)}"
+    if mc:
+        have = sorted({(n, q) for _, n, q in mc}, key=SERIES.index)
+        bar = max(dio.MC_SIGMAS * np.max(m["stderr"]) / np.max(np.abs(m["value"])) for m in mc.values())
+        title += (f"\nmarkers: {mc_label} (bars ≤ {100 * bar:.2g} % of the line's maximum, mostly hidden by the "
+                  "markers; bottom row: fine − Monte Carlo)")
+        if len(have) < len(SERIES):
+            title += "\nMonte Carlo stored for " + ", ".join(f"{n} {q}" for n, q in have)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.0075 * title.count("\n")))
     fig.savefig(out / "coelho_combustor.png", dpi=100)
     plt.close(fig)
+
+
+def plot_fine_minus_mc(axes, solid, mc, omegas):
+    """(fine - Monte Carlo) / max |Monte Carlo| of the line, in %, against the position along the line (0 at its
+    first point, 1 at its last), every line that montecarlo.csv holds; bars +-2 sigma_MC on the same scale."""
+    for ax, omega in zip(axes, omegas):
+        f = solid.get(omega)
+        keys = [(n, q) for n, q in SERIES if (omega, n, q) in mc]
+        for j, (n, q) in enumerate(keys):
+            if f is None:
+                continue
+            m = mc[(omega, n, q)]
+            pts, dg = f["s"][(n, "xyz")], f["s"][(n, q)]
+            if pts.shape != m["xyz"].shape or not np.allclose(pts, m["xyz"], atol=1e-4):
+                raise ValueError(f"{n}: the Monte Carlo points are not the stored fine points")
+            t = np.linspace(0.0, 1.0, len(dg))
+            ref = np.max(np.abs(m["value"]))
+            dio.montecarlo_errorbar(ax, t, 100 * (dg - m["value"]) / ref, 100 * m["stderr"] / ref, f"C{j + 2}", ms=2.6,
+                                    marker="os^vD<>p*h"[j % 10], label=f"{n} {q}")
+        ax.axhline(0.0, color="k", lw=0.7)
+        ax.set_title(f"ω = {omega:g}: (fine − Monte Carlo) / max |Monte Carlo| of the line [%], bars "
+                     f"±{dio.MC_SIGMAS}σ_MC", fontsize=8)
+        ax.set_xlabel("position along the line (0: first point, 1: last; the coordinates of the panels above)")
+        ax.set_ylabel("fine − MC [%]")
+        ax.grid(alpha=0.3)
+        if keys and f is not None:   # room for the legend above the markers
+            lo, hi = ax.get_ylim()
+            ax.set_ylim(lo, hi + (0.12 + 0.08 * ((len(keys) - 1) // 5)) * (hi - lo))
+            ax.legend(fontsize=7, ncol=5, loc="upper center")
+
+
+def plot_only(args, out):
+    """Redraw coelho_combustor.png from the stored lines, without running dgrte."""
+    solid = {o: read_fine(o) for o in args.omegas if fine_csv(o).exists()}
+    dashed = {}
+    for o in args.omegas:
+        path = HERE / f"coarse_lines_{omega_tag(o)}.csv"
+        if path.exists():
+            dashed[o] = {"s": read_lines(path)}
+        else:
+            print(f"{path.name} is missing: no dashed (coarse) line for ω = {o:g}")
+    plot_lines(out, solid, dashed, "coarse", args.omegas)
+    print(f"wrote {out / 'coelho_combustor.png'} (Monte Carlo: "
+          f"{'yes' if (HERE / dio.MONTECARLO_CSV).exists() else 'no montecarlo.csv'})")
+
+
+def plot(out, runs, refs, args):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plot_geometry(out, plt)
+    first = "coarse" if "coarse" in args.levels else args.levels[0]
+    dashed = {o: runs[(o, first)] for o in args.omegas if (o, first) in runs} if first != "fine" else {}
+    plot_lines(out, {o: refs[o] for o in args.omegas if refs.get(o)}, dashed, first, args.omegas)
     # convergence: max error per series against the level
     levels = [lv for lv in args.levels if lv not in ("fine", "angle")]
     has_angle = "angle" in args.levels
@@ -527,6 +642,9 @@ def main():
     ap.add_argument("--omegas", nargs="+", type=float, default=OMEGAS)
     ap.add_argument("--timeout", type=float, default=None, help="seconds allowed per dgrte run")
     ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--plot-only", action="store_true",
+                    help="run nothing: redraw coelho_combustor.png (in --out) from the stored fine_lines_*.csv, "
+                         "coarse_lines_*.csv and montecarlo.csv of this folder")
     args = ap.parse_args()
     if args.coarse:
         args.levels = ["coarse"]
@@ -534,6 +652,9 @@ def main():
     args.levels = sorted(set(args.levels), key=list(LEVELS).index)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.plot_only:
+        plot_only(args, out)
+        return 0
     failures = run_all(args, out)
     if failures:
         print("FAILED: " + "; ".join(failures))

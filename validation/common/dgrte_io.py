@@ -135,22 +135,8 @@ def read_csv_columns(path):
     """A CSV with optional '#' comment lines, one header line of names, then numbers -> {name: array}.
 
     The comment lines are returned under the key '#' (a list of strings, without the '#')."""
-    comments, header, rows = [], None, []
-    with open(path) as f:
-        for line in f:
-            s = line.strip()
-            if not s:
-                continue
-            if s.startswith("#"):
-                comments.append(s[1:].strip())
-                continue
-            if header is None:
-                header = [h.strip() for h in s.split(",")]
-                continue
-            rows.append([float(v) for v in s.split(",")])
-    if header is None:
-        raise ValueError(f"{path}: no header line")
-    data = np.array(rows, dtype=float).reshape(-1, len(header))
+    comments, header, rows = read_csv_table(path)
+    data = np.array([[float(v) for v in r] for r in rows], dtype=float).reshape(-1, len(header))
     out = {name: data[:, i] for i, name in enumerate(header)}
     out["#"] = comments
     return out
@@ -244,6 +230,88 @@ def pct(x, digits=3):
     if x is None or not np.isfinite(x):
         return "n/a"
     return f"{100 * x:.{digits}g} %"
+
+
+# ---------------------------------------------------------------------------------------------
+# Monte Carlo reference curves stored in the case folders (written by validation/montecarlo/dg_vs_mc.py,
+# overlaid on each case's own plot).
+
+MC_SIGMAS = 2            # error bars of the Monte Carlo markers in the case plots: +-2 standard errors
+MONTECARLO_CSV = "montecarlo.csv"
+
+
+def write_montecarlo_csv(path, description, settings, header, rows):
+    """A case folder's Monte Carlo curves: '#' lines (the description, then one line
+    '# montecarlo: paths=... probe_rays=... batches=... seed=...' read by montecarlo_settings), a header
+    line and the rows (already formatted strings or numbers)."""
+    with open(path, "w") as f:
+        for line in description:
+            f.write(f"# {line}\n")
+        f.write("# montecarlo: " + " ".join(f"{k}={v}" for k, v in settings.items()) + "\n")
+        f.write(",".join(header) + "\n")
+        for r in rows:
+            f.write(",".join(v if isinstance(v, str) else f"{v:.9g}" for v in r) + "\n")
+
+
+def read_csv_table(path):
+    """A CSV with '#' comment lines, a header line, then rows of strings -> (comments, header, rows)."""
+    comments, header, rows = [], None, []
+    with open(path) as f:
+        for line in f:
+            s = line.strip()
+            if not s:
+                continue
+            if s.startswith("#"):
+                comments.append(s[1:].strip())
+            elif header is None:
+                header = [h.strip() for h in s.split(",")]
+            else:
+                rows.append([v.strip() for v in s.split(",")])
+    if header is None:
+        raise ValueError(f"{path}: no header line")
+    return comments, header, rows
+
+
+def montecarlo_settings(comments):
+    """The 'montecarlo: key=value ...' comment line of a montecarlo.csv -> {key: value (str)}."""
+    for c in comments:
+        if c.startswith("montecarlo:"):
+            return dict(kv.split("=", 1) for kv in c[len("montecarlo:"):].split() if "=" in kv)
+    return {}
+
+
+def power_of_ten_text(x):
+    """4e6 -> '4·10⁶', 40000 -> '4·10⁴', 1e6 -> '10⁶', 2.5e5 -> '2.5·10⁵'."""
+    x = float(x)
+    if x <= 0 or not np.isfinite(x):
+        return f"{x:g}"
+    e = int(np.floor(np.log10(x) + 1e-12))
+    m = x / 10 ** e
+    sup = str(e).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"10{sup}" if abs(m - 1) < 1e-9 else f"{m:.3g}·10{sup}"
+
+
+def montecarlo_label(settings, sigmas=MC_SIGMAS):
+    """Legend text of the Monte Carlo markers, e.g. 'Monte Carlo (dgrte, 4·10⁶ paths), bars ±2σ'."""
+    paths = settings.get("paths")
+    what = f"dgrte, {power_of_ten_text(paths)} paths" if paths else "dgrte"
+    return f"Monte Carlo ({what}), bars ±{sigmas}σ"
+
+
+def read_montecarlo(folder):
+    """folder/montecarlo.csv of a case (numeric columns) -> (columns dict as read_csv_columns, settings), or
+    (None, None) when the file is missing."""
+    path = pathlib.Path(folder) / MONTECARLO_CSV
+    if not path.exists():
+        return None, None
+    d = read_csv_columns(path)
+    return d, montecarlo_settings(d["#"])
+
+
+def montecarlo_errorbar(ax, x, value, stderr, color, label=None, sigmas=MC_SIGMAS, marker="s", ms=3.0, zorder=4):
+    """The Monte Carlo markers of the case plots: `marker` at the values, bars of +-sigmas standard errors."""
+    return ax.errorbar(x, value, yerr=sigmas * np.asarray(stderr, float), fmt=marker, ms=ms, mfc="white", mew=0.9,
+                       elinewidth=0.9, capsize=1.8, capthick=0.9, color=color, label=label, zorder=zorder)
 
 
 class WorkDir:

@@ -21,10 +21,14 @@ independent reference. Exact checks, every run:
   * axisymmetry: q* along phi = 0 and phi = 2 pi / 3 agree (the mesh and the angular sets are not
     symmetric about the axis, so this measures the discretisation's asymmetry).
 The coarse CTest (--coarse) also compares the coarse q* with the fine curves stored in wall_flux.csv.
+Monte Carlo: where montecarlo.csv exists (written by validation/montecarlo/dg_vs_mc.py: dgrte's Monte Carlo
+solver on this case), the plot shows it as markers with +-2 sigma bars, and Monte Carlo minus fine below.
 
 Examples:
     jendoubi_cylinder.py --dgrte build/src/app/dgrte                   # all levels, both cases (~7 min)
     jendoubi_cylinder.py --dgrte build/src/app/dgrte --coarse --no-plot  # CTest: coarse level only (~10 s)
+    jendoubi_cylinder.py --plot-only      # no dgrte run: redraw jendoubi_cylinder.png from wall_flux.csv,
+                                          # wall_flux_levels.csv (the other levels) and montecarlo.csv
 """
 import argparse
 import math
@@ -253,6 +257,8 @@ def run_all(args, out):
                 r["vs"] = compare(r, f["bottom0"], f["bottom2"], f["side0"], f["side2"])
         if not args.coarse:
             write_csv(HERE if args.write_csv else out, runs, args)
+    complete = not args.coarse and all((n, "fine") in runs for n in CASES)
+    write_levels_csv(HERE if (complete and args.write_csv) else out, runs)
     write_results(args, out, runs, failures)
     if not args.no_plot and runs:
         plot(out, runs, args)
@@ -272,6 +278,52 @@ def write_csv(folder, runs, args):
         f.write("s," + ",".join(cols) + "\n")
         for i, s in enumerate(r0["z"]):
             f.write(f"{s:.4f}," + ",".join(f"{r[k][i]:.6f}" for _, r in fin for k in ("bottom0", "bottom2", "side0", "side2")) + "\n")
+
+
+LINES = ("bottom0", "bottom2", "side0", "side2")
+
+
+def write_levels_csv(folder, runs):
+    """wall_flux_levels.csv: the q* lines of every level but `fine` that ran (the plot's other curves, for
+    --plot-only); columns case<n>_<level>_<line>."""
+    keys = sorted((k for k in runs if k[1] != "fine"), key=lambda k: (k[0], list(LEVELS).index(k[1])))
+    if not keys:
+        return
+    with open(folder / "wall_flux_levels.csv", "w") as f:
+        f.write("# Jendoubi et al. cylinder, dgrte levels " + ", ".join(sorted({k[1] for k in keys}, key=list(LEVELS).index))
+                + ": q* = q_net / F as in wall_flux.csv (s = r/R on the bottom lines, z/H on the side lines); "
+                + "; ".join(f"{lv}: {level_text(lv)}" for lv in LEVELS if lv != "fine") + "\n")
+        f.write("s," + ",".join(f"case{n}_{lv}_{k}" for n, lv in keys for k in LINES) + "\n")
+        for i, sv in enumerate(runs[keys[0]]["z"]):
+            f.write(f"{sv:.4f}," + ",".join(f"{runs[key][k][i]:.6f}" for key in keys for k in LINES) + "\n")
+
+
+def stored_run(s, lines):
+    """A run dict for plot() from stored lines (s and {line: q*})."""
+    r = {"r": s, "z": s, **lines}
+    r["bottom"] = 0.5 * (r["bottom0"] + r["bottom2"])
+    r["side"] = 0.5 * (r["side0"] + r["side2"])
+    return r
+
+
+def plot_only(args, out):
+    """Redraw jendoubi_cylinder.png from the stored curves, without running dgrte."""
+    d = dio.read_csv_columns(HERE / "wall_flux.csv")
+    runs = {(n, "fine"): stored_run(d["s"], {k: d[f"case{n}_{k}"] for k in LINES}) for n in args.cases}
+    path = HERE / "wall_flux_levels.csv"
+    if path.exists():
+        d = dio.read_csv_columns(path)
+        for name in d:
+            m = re.fullmatch(r"case(\d)_(\w+)_bottom0", name)
+            if m and int(m.group(1)) in args.cases and m.group(2) in LEVELS:
+                n, lv = int(m.group(1)), m.group(2)
+                runs[(n, lv)] = stored_run(d["s"], {k: d[f"case{n}_{lv}_{k}"] for k in LINES})
+    else:
+        print("wall_flux_levels.csv is missing: the plot shows the fine level only")
+    args.levels = sorted({lv for _, lv in runs}, key=list(LEVELS).index)
+    plot(out, runs, args)
+    print(f"wrote {out / 'jendoubi_cylinder.png'} (levels {', '.join(args.levels)}; Monte Carlo: "
+          f"{'yes' if (HERE / dio.MONTECARLO_CSV).exists() else 'no montecarlo.csv'})")
 
 
 def write_results(args, out, runs, failures):
@@ -341,6 +393,35 @@ def write_results(args, out, runs, failures):
     print("\n".join(lines))
 
 
+def plot_montecarlo(axes, mc, settings, run_of, args, best):
+    """Monte Carlo markers (+-2 sigma) on the upper panels, Monte Carlo minus the `best` level on the lower ones.
+    Each wall shows the mean of the azimuths (phi = 0, 2 pi/3) that montecarlo.csv holds, as the lines do.
+    Returns the legend handles (upper, lower)."""
+    one_az = sorted({wall for n in args.cases for wall in ("bottom", "side")
+                     if (f"case{n}_{wall}0" in mc) != (f"case{n}_{wall}2" in mc)})
+    label = dio.montecarlo_label(settings) + (f" ({' and '.join(one_az)} wall: φ = 0 line only)" if one_az else "")
+    upper, lower = [], []
+    for n in args.cases:
+        col = f"C{n - 1}"
+        f = run_of((n, best))
+        for j, wall in enumerate(("bottom", "side")):
+            az = [k for k in (f"{wall}0", f"{wall}2") if f"case{n}_{k}" in mc]
+            if not az:
+                continue
+            v = np.mean([mc[f"case{n}_{k}"] for k in az], axis=0)
+            e = np.sqrt(np.sum([mc[f"case{n}_{k}_stderr"] ** 2 for k in az], axis=0)) / len(az)
+            h = dio.montecarlo_errorbar(axes[0, j], mc["s"], v, e, col, label=None if upper else label)
+            if not upper:   # one legend entry (in the side wall's legend) for all the Monte Carlo markers
+                upper.append(h)
+            if f is not None:
+                ref = np.mean([f[k] for k in az], axis=0)   # the same azimuths of the reference level
+                h = dio.montecarlo_errorbar(axes[1, j], mc["s"], v - np.interp(mc["s"], f["r"], ref), e, col,
+                                            label=f"case {n}: Monte Carlo − {best}, bars ±{dio.MC_SIGMAS}σ", ms=2.5)
+                if j == 0 or f"case{n}_bottom0" not in mc:
+                    lower.append(h)
+    return upper, lower
+
+
 def plot(out, runs, args):
     import matplotlib
     matplotlib.use("Agg")
@@ -363,6 +444,16 @@ def plot(out, runs, args):
                 axes[1, 0].plot(r["r"], r["bottom"] - f["bottom"], linestyle=styles.get(level, "-"), color=col, lw=0.9, label=lab)
                 axes[1, 1].plot(r["z"], r["side"] - f["side"], linestyle=styles.get(level, "-"), color=col, lw=0.9, label=lab)
         axes[0, 0].axhline(CASES[n]["eps_bottom"] * math.exp(-BETA), color=col, lw=0.6, alpha=0.5)
+    mc, settings = dio.read_montecarlo(HERE)
+    mc_upper, mc_lower = plot_montecarlo(axes, mc, settings, runs.get, args, best) if mc is not None else ([], [])
+    if mc_lower:   # room for the legend above the curves
+        lo, hi = axes[1, 0].get_ylim()
+        axes[1, 0].set_ylim(lo, hi + 0.25 * (hi - lo))
+        axes[1, 0].legend(handles=mc_lower, fontsize=7, loc="upper left")
+    for a in axes[1, :]:
+        if not a.lines and not a.collections:
+            a.text(0.5, 0.5, "no other level stored (wall_flux_levels.csv)\nand no Monte Carlo curve for this wall "
+                   "(montecarlo.csv)", ha="center", va="center", fontsize=8, color="0.4", transform=a.transAxes)
     axes[0, 0].set_title("bottom wall (thin: uncollided beam alone, eps e^-1)", fontsize=9)
     axes[0, 1].set_title("side wall", fontsize=9)
     axes[0, 0].set_ylabel("q* = q_net / F (mean of phi = 0, 2 pi/3)")
@@ -373,7 +464,8 @@ def plot(out, runs, args):
         a.set_xlabel("z / H (beam enters at z = H)")
     for a in axes.flat:
         a.grid(alpha=0.3)
-    axes[0, 1].legend(fontsize=6)
+    lines = [h for h in axes[0, 1].get_legend_handles_labels()[0] if h not in mc_upper]
+    axes[0, 1].legend(handles=lines + mc_upper, fontsize=6)
     fig.suptitle("Jendoubi et al. (1993) cylinder, R = H = 1 m, beta = 1 1/m, collimated beam F through the top wall", fontsize=9)
     fig.tight_layout()
     fig.savefig(out / "jendoubi_cylinder.png", dpi=110)
@@ -396,6 +488,9 @@ def main():
                                                          "is unchanged (regenerates the tables without running dgrte)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds allowed per dgrte run")
     ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--plot-only", action="store_true",
+                    help="run nothing: redraw jendoubi_cylinder.png (in --out) from the stored wall_flux.csv, "
+                         "wall_flux_levels.csv and montecarlo.csv of this folder")
     args = ap.parse_args()
     if args.coarse:
         args.levels = ["coarse"]
@@ -403,6 +498,9 @@ def main():
     args.cases = sorted(set(args.cases))
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.plot_only:
+        plot_only(args, out)
+        return 0
     failures = run_all(args, out)
     if failures:
         print("FAILED: " + "; ".join(failures))

@@ -22,9 +22,14 @@ scattering medium the intensity is I = E_bw / pi everywhere (G* = 1). The equati
 is the sum of the four one-hot-wall solutions, and at the centre the four are equal by the symmetry
 of the square (the phase function depends on the scattering angle only).
 
+Monte Carlo: where montecarlo.csv exists (written by validation/montecarlo/dg_vs_mc.py: dgrte's Monte Carlo
+solver on this case, the isotropic, F2 and B1 functions), the plot shows it as markers with +-2 sigma bars.
+
 Examples:
     kim_lee_square.py --dgrte build/src/app/dgrte                 # all levels, all phase functions (~7 min)
     kim_lee_square.py --dgrte build/src/app/dgrte --coarse --no-plot   # CTest: coarse level only (~15 s)
+    kim_lee_square.py --plot-only      # no dgrte run: redraw kim_lee_square.png from centre_line.csv,
+                                       # centre_line_coarse.csv (dashed), crosbie_schrenker.csv, montecarlo.csv
 """
 import argparse
 import math
@@ -53,6 +58,7 @@ LEVELS = {
     "space": (0.1, 2, "product8x64z"),
     "fine": (0.1, 2, "product8x128z"),
 }
+DODGE = 0.005                        # m: horizontal shift between the phase functions' markers (DG - MC panel)
 N_CENTRE = 41                        # points on the centre line, y = 0, 0.025, ..., 1 (index 20: y = 0.5)
 # Bounds, as fractions (README.md "Asserted bounds"): measured values when the test was set up in brackets.
 BOUNDS = {
@@ -213,13 +219,11 @@ def write_results(args, out, runs, failures, y_ref, S_ref):
         hdr = ["phase function"] + [f"G*({y:g})" for y in ys] + [f"q*({y:g})" for y in ys]
         body = [[PHASE_LABEL[p]] + [f"{r['G'][i]:.4f}" for i in idx] + [f"{r['q'][i]:.4f}" for i in idx] for p, r in fin]
         lines += [f"## Values on the centre line, level `{best}` ({level_text(best)})", "", dio.markdown_table(hdr, body), ""]
-        with open(out / "centre_line.csv", "w") as f:
-            f.write(f"# Kim & Lee square, dgrte level {best} ({level_text(best)}), centre line x = 0.5: "
-                    "G* = G/(4 E_bw), q* = q_y/E_bw\n")
-            f.write("y," + ",".join(f"G_{p},q_{p}" for p, _ in fin) + "\n")
-            for i, y in enumerate(fin[0][1]["y"]):
-                f.write(f"{y:.4f}," + ",".join(f"{r['G'][i]:.6f},{r['q'][i]:.6f}" for _, r in fin) + "\n")
+        write_centre_line(out / "centre_line.csv", best, fin)
         lines += [f"(All {N_CENTRE} points: `centre_line.csv`.)", ""]
+    coarse = [(p, runs[(p, "coarse")]) for p in args.phases if (p, "coarse") in runs]
+    if coarse:   # the dashed lines of the plot, for --plot-only
+        write_centre_line(out / "centre_line_coarse.csv", "coarse", coarse)
     lines += ["Every run: z-variation of G (mirrors) max " + dio.pct(max(r["z_variation"] for r in rows)) +
               ", relative energy imbalance max " + f"{max(r['energy'] for r in rows):.1e}" + ".", ""]
     if not args.no_plot:
@@ -231,12 +235,56 @@ def write_results(args, out, runs, failures, y_ref, S_ref):
     print("\n".join(lines))
 
 
-def plot(out, runs, args, y_ref, S_ref):
+def write_centre_line(path, level, fin):
+    """The centre-line curves of one level: fin = [(phase, run), ...]."""
+    with open(path, "w") as f:
+        f.write(f"# Kim & Lee square, dgrte level {level} ({level_text(level)}), centre line x = 0.5: "
+                "G* = G/(4 E_bw), q* = q_y/E_bw\n")
+        f.write("y," + ",".join(f"G_{p},q_{p}" for p, _ in fin) + "\n")
+        for i, y in enumerate(fin[0][1]["y"]):
+            f.write(f"{y:.4f}," + ",".join(f"{r['G'][i]:.6f},{r['q'][i]:.6f}" for _, r in fin) + "\n")
+
+
+def read_centre_line(path):
+    """centre_line*.csv -> (level, {phase: {'y', 'G', 'q'}}); the level from the comment line."""
+    d = dio.read_csv_columns(path)
+    m = re.search(r"dgrte level (\w+) ", " ".join(d["#"]))
+    if not m or m.group(1) not in LEVELS:
+        sys.exit(f"{path}: cannot read the level from the comment line")
+    return m.group(1), {p: {"y": d["y"], "G": d[f"G_{p}"], "q": d[f"q_{p}"]} for p in PHASES if f"G_{p}" in d}
+
+
+def plot_only(args, out):
+    """Redraw kim_lee_square.png from the stored curves, without running dgrte."""
+    y_ref, S_ref = load_reference()
+    best, stored = read_centre_line(HERE / "centre_line.csv")
+    runs = {(p, best): r for p, r in stored.items()}
+    levels = [best]
+    if (HERE / "centre_line_coarse.csv").exists():
+        first, stored = read_centre_line(HERE / "centre_line_coarse.csv")
+        if first != best:
+            runs.update({(p, first): r for p, r in stored.items()})
+            levels.insert(0, first)
+    else:
+        print("centre_line_coarse.csv is missing: the plot has no dashed (coarse) lines")
+    args.levels = levels
+    args.phases = [p for p in args.phases if (p, best) in runs]
+    plot(out, runs, args, y_ref, S_ref, convergence=False)
+    print(f"wrote {out / 'kim_lee_square.png'} (levels {', '.join(levels)}; Monte Carlo: "
+          f"{'yes' if (HERE / dio.MONTECARLO_CSV).exists() else 'no montecarlo.csv'})")
+
+
+def plot(out, runs, args, y_ref, S_ref, convergence=True):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     best, first = args.levels[-1], args.levels[0]
-    fig, (aG, aq) = plt.subplots(1, 2, figsize=(11, 4.6))
+    mc, settings = dio.read_montecarlo(HERE)
+    if mc is None:
+        fig, (aG, aq) = plt.subplots(1, 2, figsize=(11, 4.6))
+    else:   # a second row: the DG curves minus Monte Carlo, with the Monte Carlo bars
+        fig, axes = plt.subplots(2, 2, figsize=(11, 7.6), gridspec_kw={"height_ratios": [2.1, 1]})
+        (aG, aq), (dG, dq) = axes
     for k, p in enumerate(args.phases):
         r = runs.get((p, best))
         if r is None:
@@ -250,6 +298,38 @@ def plot(out, runs, args, y_ref, S_ref):
             aq.plot(rc["y"], rc["q"], "--", color=col, lw=0.8)
     if "iso" in args.phases:
         aG.plot(y_ref, S_ref, "ko", ms=3.5, mfc="none", label="isotropic, Crosbie & Schrenker (exact)")
+    if mc is not None:
+        label = dio.montecarlo_label(settings) + ", colour = phase function"
+        for a, d, qty, name in ((aG, dG, "G", "G*"), (aq, dq, "q", "q*")):
+            shown = []
+            with_mc = [p for p in args.phases if f"{qty}_{p}" in mc]
+            for k, p in enumerate(args.phases):
+                if f"{qty}_{p}" not in mc:
+                    continue
+                v, e = mc[f"{qty}_{p}"], mc[f"{qty}_{p}_stderr"]
+                dio.montecarlo_errorbar(a, mc["y"], v, e, f"C{k}", label=label)
+                label = None   # one legend entry for all the Monte Carlo curves
+                shown.append(PHASE_LABEL[p])
+                r, rc = runs.get((p, best)), runs.get((p, first))
+                if r is not None:   # DG minus MC at the Monte Carlo points, the bars centred on it; side by side
+                    dy = DODGE * (with_mc.index(p) - 0.5 * (len(with_mc) - 1))
+                    dio.montecarlo_errorbar(d, mc["y"] + dy, np.interp(mc["y"], r["y"], r[qty]) - v, e, f"C{k}", ms=2.5)
+                if rc is not None and first != best:
+                    d.plot(mc["y"], np.interp(mc["y"], rc["y"], rc[qty]) - v, "--", color=f"C{k}", lw=0.8)
+            if shown:
+                d.axhline(0.0, color="k", lw=0.7)
+                d.set_ylabel(f"{name} − {name}_MC")
+                d.set_title(f"DG minus Monte Carlo ({', '.join(shown)}): markers {best}"
+                            + (f", dashed {first}" if first != best else "") + f"; bars ±{dio.MC_SIGMAS}σ_MC\n"
+                            f"(markers of the phase functions shifted by up to ±{DODGE:g} m in y, to keep them apart)",
+                            fontsize=8)
+                d.grid(alpha=0.3)
+            else:
+                d.axis("off")
+                d.text(0.5, 0.5, f"no Monte Carlo {name} in montecarlo.csv\n(rerun validation/montecarlo/dg_vs_mc.py)",
+                       ha="center", va="center", fontsize=8, color="0.4", transform=d.transAxes)
+        for a in (dG, dq):
+            a.set_xlabel("y [m] (x = 0.5 m)")
     aG.set_ylabel("G* = G / (4 E_bw)")
     aq.set_ylabel("q* = q_y / E_bw")
     for a in (aG, aq):
@@ -263,6 +343,8 @@ def plot(out, runs, args, y_ref, S_ref):
     fig.tight_layout()
     fig.savefig(out / "kim_lee_square.png", dpi=110)
     plt.close(fig)
+    if not convergence:
+        return
     coarse_levels = [lv for lv in args.levels if lv != "fine"]
     if "fine" not in args.levels or not coarse_levels:
         return
@@ -302,6 +384,9 @@ def main():
                                                     f"(fraction of max S; default {BOUNDS['cs_max']['coarse']})")
     ap.add_argument("--timeout", type=float, default=None, help="seconds allowed per dgrte run")
     ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--plot-only", action="store_true",
+                    help="run nothing: redraw kim_lee_square.png (in --out) from the stored centre_line.csv, "
+                         "centre_line_coarse.csv, crosbie_schrenker.csv and montecarlo.csv of this folder")
     args = ap.parse_args()
     if args.coarse:
         args.levels = ["coarse"]
@@ -309,6 +394,9 @@ def main():
     args.phases = sorted(set(args.phases), key=list(PHASES).index)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.plot_only:
+        plot_only(args, out)
+        return 0
     failures = run_all(args, out)
     if failures:
         print("FAILED: " + "; ".join(failures))
