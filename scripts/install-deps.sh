@@ -6,7 +6,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
 PKGS=(
   build-essential cmake pkg-config ninja-build
   libgmsh-dev gmsh
-  petsc-dev
+  petsc-dev openmpi-bin
   libvtk9-dev
   libyaml-cpp-dev libfmt-dev libcli11-dev libmuparser-dev
   libeigen3-dev libnanoflann-dev nlohmann-json3-dev
