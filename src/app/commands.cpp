@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <petscsys.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -50,7 +51,19 @@ void add_run_command(CLI::App& app, CommandLine& cmd) {
     pargv.push_back(nullptr);
     char** pa = pargv.data();
     transport::PetscSession petsc(&pargc, &pa);
-    run_case(*opts);
+    int ranks = 1;
+    MPI_Comm_size(PETSC_COMM_WORLD, &ranks);
+    try {
+      run_case(*opts);
+    } catch (...) {
+      // Under mpirun a failure on one rank must stop every rank (they may be waiting in a
+      // collective call): print the message once here, then abort the job with its exit code.
+      if (ranks < 2) throw;
+      int rank = 0;
+      MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+      const int code = report_exception(fmt::format("dgrte (rank {} of {})", rank, ranks));
+      MPI_Abort(PETSC_COMM_WORLD, code);
+    }
   });
 }
 

@@ -14,6 +14,7 @@
 #include "mc/monte_carlo.hpp"
 #include "mesh/tet_mesh.hpp"
 #include "output/radiation_output.hpp"
+#include "parallel/distributed_transport.hpp"
 #include "problem/problem.hpp"
 #include "solver/gray_solver.hpp"
 #include "spectral/spectral_solver.hpp"
@@ -118,6 +119,17 @@ std::vector<io::CellField> element_fields(const mesh::TetMesh& mesh) {
   return {std::move(id), std::move(group)};
 }
 
+// Whether MPI runs with several processes, and this process's rank.
+std::pair<int, int> mpi_rank_and_size() {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!initialised) return {0, 1};
+  int rank = 0, size = 1;
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  return {rank, size};
+}
+
 nlohmann::json summary_header(const Setup& s) {
   nlohmann::json summary;
   summary["dgrte_version"] = kVersion;
@@ -131,6 +143,7 @@ nlohmann::json summary_header(const Setup& s) {
   summary["nodes_per_element"] = s.disc.num_nodes();
   summary["dofs"] = s.disc.num_dofs();
   summary["threads"] = omp_get_max_threads();
+  summary["ranks"] = mpi_rank_and_size().second;
   if (!s.fields.empty()) summary["fields"] = s.fields;
   return summary;
 }
@@ -150,6 +163,16 @@ void finish(Setup& s, nlohmann::json& summary, double setup_seconds, double solv
   s.log(fmt::format("  wrote {} (total {:.2f} s)", (dir / "summary.json").string(), seconds_since(s.start)));
 }
 
+// The right-hand side of direction s: emission kappa I_b, the user source, the wall inflow lifted.
+// g: scratch of walls.num_faces() * walls.face_nodes() values.
+void direction_rhs(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
+                   const transport::Vec3& dir, std::span<double> rhs, std::vector<double>& g) {
+  for (std::size_t i = 0; i < rhs.size(); ++i) rhs[i] = medium.kappa[i] * medium.blackbody_intensity[i];
+  problem::add_user_source(medium, disc, dir, rhs);
+  walls.inflow(-1, dir, true, {}, {}, g);
+  walls.lift(dir, g, rhs);
+}
+
 // The directions of a `directions:` run on the OpenCL device: every right-hand side built on the
 // host, then batches of directions in one device-resident Bi-CGSTAB (or sweep passes). The true
 // residual of each solution is recomputed with the CPU operator.
@@ -161,11 +184,7 @@ void solve_directions_on_device(Setup& s, const problem::Medium& medium, const p
   const std::size_t n = disc.num_dofs(), M = cs.directions.size();
   std::vector<double> rhs(n * M), g(walls.num_faces() * walls.face_nodes());
   for (std::size_t d = 0; d < M; ++d) {
-    const std::span<double> r(rhs.data() + d * n, n);
-    for (std::size_t i = 0; i < n; ++i) r[i] = medium.kappa[i] * medium.blackbody_intensity[i];
-    problem::add_user_source(medium, disc, cs.directions[d], r);
-    walls.inflow(-1, cs.directions[d], true, {}, {}, g);
-    walls.lift(cs.directions[d], g, r);
+    direction_rhs(disc, medium, walls, cs.directions[d], std::span<double>(rhs.data() + d * n, n), g);
   }
   std::vector<transport::SweepPlan> plans;
   const bool sweeps = inner == io::InnerMethod::sweep || cs.solver.preconditioner == io::Preconditioner::sweep;
@@ -235,8 +254,116 @@ void solve_directions_on_device(Setup& s, const problem::Medium& medium, const p
   (void)opt;
 }
 
+// A run under mpirun with several processes: this rank's piece of the mesh.
+struct Distributed {
+  parallel::LocalMesh local;
+  std::string partitioner;
+  int rank = 0, ranks = 1;
+};
+
+// The owned values of every rank (elements x np each) in the global element order, on rank 0.
+std::vector<double> gather_to_root(const Distributed& d, std::size_t np, std::span<const double> owned) {
+  const int n_owned = static_cast<int>(d.local.num_owned);
+  std::vector<int> counts(static_cast<std::size_t>(d.ranks)), offsets(static_cast<std::size_t>(d.ranks), 0);
+  MPI_Gather(&n_owned, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, PETSC_COMM_WORLD);
+  std::vector<long> ids;
+  std::vector<double> values;
+  if (d.rank == 0) {
+    for (std::size_t r = 1; r < counts.size(); ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+    ids.resize(d.local.global_elements), values.resize(d.local.global_elements * np);
+  }
+  MPI_Gatherv(d.local.global_element.data(), n_owned, MPI_LONG, ids.data(), counts.data(), offsets.data(), MPI_LONG, 0, PETSC_COMM_WORLD);
+  auto scaled = [&](std::vector<int> v) {
+    for (auto& x : v) x *= static_cast<int>(np);
+    return v;
+  };
+  const auto value_counts = scaled(counts), value_offsets = scaled(offsets);
+  MPI_Gatherv(owned.data(), n_owned * static_cast<int>(np), MPI_DOUBLE, values.data(), value_counts.data(), value_offsets.data(), MPI_DOUBLE, 0,
+              PETSC_COMM_WORLD);
+  std::vector<double> global;
+  if (d.rank == 0) {
+    global.assign(d.local.global_elements * np, 0.0);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      std::copy_n(values.begin() + static_cast<long>(i * np), np, global.begin() + static_cast<long>(static_cast<std::size_t>(ids[i]) * np));
+  }
+  return global;
+}
+
+// The directions of a `directions:` run on a distributed mesh: each rank builds the problem on its
+// owned elements and ghost layer, PETSc's Bi-CGSTAB solves the global system over PETSC_COMM_WORLD
+// (one ghost exchange per operator apply), and the solutions are gathered on rank 0, which writes the
+// outputs. Returns the "parallel" record of summary.json.
+nlohmann::json solve_directions_distributed(Setup& s, const Distributed& d, const RunOptions& opt,
+                                            std::vector<std::vector<double>>& solutions, nlohmann::json& solves, double& solve_seconds) {
+  const auto& cs = s.cs;
+  const auto t_setup = Clock::now();
+  const auto disc = transport::make_discretization(d.local.mesh, cs.order);
+  const problem::Medium medium = problem::build_medium(cs, disc, nullptr);
+  std::vector<std::string> local_warnings;  // rank 0's global setup reports the case's warnings
+  const problem::Walls walls(cs, disc, nullptr, local_warnings);
+  const std::size_t np = static_cast<std::size_t>(disc.num_nodes()), n = disc.num_dofs(), owned = d.local.num_owned * np;
+  backend::CpuTransport op(disc, static_cast<std::size_t>(cs.solver.preconditioner_memory_mb * 1024.0 * 1024.0));
+  const parallel::GhostExchange exchange(PETSC_COMM_WORLD, d.local, static_cast<int>(np));
+  parallel::DistributedTransport dop(op, exchange, owned);
+  const auto blocks = solver::block_kind(cs.solver.preconditioner);
+  const double setup_seconds = seconds_since(t_setup);
+  std::vector<double> rhs(n), g(walls.num_faces() * walls.face_nodes());
+  double my_solve = 0;
+  for (std::size_t k = 0; k < cs.directions.size(); ++k) {
+    const auto& dir = cs.directions[k];
+    const auto t0 = Clock::now();
+    direction_rhs(disc, medium, walls, dir, rhs, g);
+    std::vector<double> u(owned, 0.0);
+    transport::KrylovOptions ko;
+    ko.rtol = cs.solver.rtol;
+    ko.max_iterations = cs.solver.max_iterations;
+    ko.precondition = cs.solver.preconditioner != io::Preconditioner::none;
+    ko.progress = opt.progress && d.rank == 0;
+    ko.label = fmt::format("direction {} ({:.5g}, {:.5g}, {:.5g})", k, dir[0], dir[1], dir[2]);
+    dop.set_direction(dir, medium.sigma_t, blocks);
+    const auto res = transport::solve_bicgstab(dop, std::span<const double>(rhs).first(owned), u, ko);
+    const double sec = seconds_since(t0);
+    my_solve += sec;
+    solve_seconds += sec;
+    s.log(fmt::format("  {}: {} iterations, relative residual {:.2e}, {:.3f} s ({} ranks)", ko.label, res.iterations, res.relative_residual,
+                      sec, d.ranks));
+    solves.push_back({{"iterations", res.iterations}, {"relative_residual", res.relative_residual}, {"converged", res.converged},
+                      {"krylov_seconds", res.seconds}, {"reason", res.reason}, {"direction", {dir[0], dir[1], dir[2]}}, {"seconds", sec}});
+    solutions.push_back(gather_to_root(d, np, u));
+  }
+  // Per rank: owned and ghost elements, setup and solve seconds.
+  const double mine[4] = {static_cast<double>(d.local.num_owned), static_cast<double>(d.local.num_ghosts()), setup_seconds, my_solve};
+  std::vector<double> all(4 * static_cast<std::size_t>(d.ranks));
+  MPI_Gather(mine, 4, MPI_DOUBLE, all.data(), 4, MPI_DOUBLE, 0, PETSC_COMM_WORLD);
+  nlohmann::json per_rank = nlohmann::json::array();
+  double max_owned = 0, max_solve = 0, sum_solve = 0;
+  for (int r = 0; r < d.ranks; ++r) {
+    const double* a = &all[4 * static_cast<std::size_t>(r)];
+    per_rank.push_back({{"rank", r}, {"owned_elements", a[0]}, {"ghost_elements", a[1]}, {"setup_seconds", a[2]}, {"solve_seconds", a[3]}});
+    max_owned = std::max(max_owned, a[0]), max_solve = std::max(max_solve, a[3]), sum_solve += a[3];
+  }
+  const double mean_owned = static_cast<double>(d.local.global_elements) / d.ranks;
+  return {{"ranks", d.ranks},
+          {"partitioner", d.partitioner},
+          {"element_imbalance", mean_owned > 0 ? max_owned / mean_owned : 1.0},
+          {"solve_time_imbalance", sum_solve > 0 ? max_solve / (sum_solve / d.ranks) : 1.0},
+          {"ghost_values_per_exchange_rank0", exchange.ghost_values()},
+          {"exchanges_rank0", dop.exchanges()},
+          {"per_rank", per_rank},
+          {"method", "Bi-CGSTAB over PETSC_COMM_WORLD on the owned unknowns; one ghost exchange (PetscSF) per operator apply; "
+                     "solutions gathered on rank 0, which writes every output"}};
+}
+
 // `directions:` — independent one-direction transport solves (no quadrature, no coupling).
-nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
+nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed* distributed = nullptr) {
+  nlohmann::json parallel_record;
+  std::vector<std::vector<double>> solutions;
+  nlohmann::json solves = nlohmann::json::array();
+  double solve_seconds = 0;
+  if (distributed) {
+    parallel_record = solve_directions_distributed(s, *distributed, opt, solutions, solves, solve_seconds);
+    if (distributed->rank != 0) return {};
+  }
   const auto& cs = s.cs;
   const auto& disc = s.disc;
   const problem::Medium medium = problem::build_medium(cs, disc, nullptr);
@@ -250,9 +377,6 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
   backend::CpuTransport op(disc, budget);
   const auto blocks = solver::block_kind(cs.solver.preconditioner);
   const double setup_seconds = seconds_since(s.start);
-  std::vector<std::vector<double>> solutions;
-  nlohmann::json solves = nlohmann::json::array();
-  double solve_seconds = 0;
   std::size_t preconditioner_bytes = 0;
   std::vector<double> rhs(n), g(walls.num_faces() * walls.face_nodes());
   const auto backend_choice = choose_backend(cs.solver);
@@ -262,13 +386,10 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
       throw InputError(fmt::format("{}: the positivity limiter runs in the CPU sweeps only; use solver.backend: cpu", cs.solver.positivity_where));
     solve_directions_on_device(s, medium, walls, backend_choice, opt, inner, device, solutions, solves, solve_seconds);
   }
-  for (std::size_t d = 0; d < (device ? 0 : cs.directions.size()); ++d) {
+  for (std::size_t d = 0; d < (device || distributed ? 0 : cs.directions.size()); ++d) {
     const auto& dir = cs.directions[d];
     const auto t0 = Clock::now();
-    for (std::size_t i = 0; i < n; ++i) rhs[i] = medium.kappa[i] * medium.blackbody_intensity[i];
-    problem::add_user_source(medium, disc, dir, rhs);
-    walls.inflow(-1, dir, true, {}, {}, g);
-    walls.lift(dir, g, rhs);
+    direction_rhs(disc, medium, walls, dir, rhs, g);
     std::vector<double> u(n, 0.0);
     const std::string label = fmt::format("direction {} ({:.5g}, {:.5g}, {:.5g})", d, dir[0], dir[1], dir[2]);
     nlohmann::json js;
@@ -329,6 +450,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt) {
                        {"max_iterations", cs.solver.max_iterations}, {"preconditioner_bytes", preconditioner_bytes},
                        {"preconditioner_blocks_cached", preconditioner_bytes > 0 || blocks == backend::BlockKind::none}};
   summary["backend"] = backend_summary(backend_choice, device.get());
+  if (distributed) summary["parallel"] = parallel_record;
   auto cell_fields = element_fields(s.mesh);
   if (cs.exact) {
     double err2 = 0, ex2 = 0, linf = 0;
@@ -1015,6 +1137,23 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
 
 }  // namespace
 
+// What runs distributed so far (issue 14): `directions:` runs with the Bi-CGSTAB inner solver on the
+// CPU. Anything else under mpirun is an input error rather than N copies of the whole run.
+void require_distributable(const io::CaseSpec& cs, int ranks) {
+  const auto inner = cs.solver.inner.value_or(io::InnerMethod::bicgstab);
+  std::string why;
+  if (cs.solver.monte_carlo()) why = "solver.method: montecarlo";
+  else if (cs.angular) why = "an angular run (angular:)";
+  else if (inner != io::InnerMethod::bicgstab) why = "solver.inner: sweep";
+  else if (cs.solver.preconditioner == io::Preconditioner::sweep) why = "solver.preconditioner: sweep";
+  else if (cs.solver.backend != "cpu") why = "solver.backend: " + cs.solver.backend;
+  else if (cs.solver.positivity) why = "solver.positivity";
+  if (!why.empty())
+    throw InputError(fmt::format("{}: run on {} MPI processes, but {} does not run distributed yet (so far: directions runs with the "
+                                 "Bi-CGSTAB inner solver on the CPU, docs/parallel.md); run it on one process (without mpirun)",
+                                 cs.file.string(), ranks, why));
+}
+
 static nlohmann::json run_case_unguarded(const RunOptions& opt) {
   Setup s{io::read_case(opt.case_file), {}, {}, {}, {}, Clock::now(), 0};
   if (opt.output_directory) s.cs.output.directory = *opt.output_directory;
@@ -1031,8 +1170,11 @@ static nlohmann::json run_case_unguarded(const RunOptions& opt) {
   s.warnings = s.cs.warnings;
   for (const auto& w : s.warnings) std::cerr << "warning: " << w << "\n";
   s.printed = s.warnings.size();
+  const auto [rank, ranks] = mpi_rank_and_size();
+  if (ranks > 1) require_distributable(s.cs, ranks);
+  if (rank != 0) s.log = [](const std::string&) {};  // rank 0 speaks for the run
   io::check_mesh_file_exists(s.cs.mesh);
-  s.mesh = s.cs.mesh.file.empty() ? mesh::mesh_geo(s.cs.mesh.geo, s.cs.mesh.size) : mesh::read_mesh(s.cs.mesh.file);
+  if (rank == 0) s.mesh = s.cs.mesh.file.empty() ? mesh::mesh_geo(s.cs.mesh.geo, s.cs.mesh.size) : mesh::read_mesh(s.cs.mesh.file);
   for (std::size_t g = 0; g < s.mesh.surface_groups.size(); ++g)
     if (s.mesh.interior_tagged_faces[g] > 0) {
       const auto& c = s.mesh.first_interior_tagged[g];
@@ -1043,6 +1185,17 @@ static nlohmann::json run_case_unguarded(const RunOptions& opt) {
           s.mesh.source, group.name.empty() ? fmt::format("#{}", group.tag) : group.name, s.mesh.interior_tagged_faces[g], c[0], c[1],
           c[2]));
     }
+  if (ranks > 1) {
+    // Read once (rank 0), partition, send each rank its piece; rank 0 keeps the global mesh and
+    // discretisation for the outputs.
+    Distributed d;
+    d.rank = rank, d.ranks = ranks;
+    d.local = parallel::distribute_mesh(PETSC_COMM_WORLD, rank == 0 ? &s.mesh : nullptr, "auto", &d.partitioner);
+    if (rank == 0) s.disc = transport::make_discretization(s.mesh, s.cs.order);
+    s.log(fmt::format("  {} ranks, partitioner {}: rank 0 owns {} of {} elements (+ {} ghosts)", ranks, d.partitioner, d.local.num_owned,
+                      d.local.global_elements, d.local.num_ghosts()));
+    return run_directions(s, opt, &d);
+  }
   s.disc = transport::make_discretization(s.mesh, s.cs.order);
   if (s.cs.solver.monte_carlo()) return run_montecarlo(s, opt);
   return s.cs.angular ? run_angular(s, opt) : run_directions(s, opt);

@@ -22,6 +22,10 @@ struct PhysicalGroup {
   int dim = 0;       // 2 or 3
 };
 
+// boundary_group of a face that lies on another rank's part of a distributed mesh (a ghost
+// element's face toward an element that is not local): not a wall, no boundary condition.
+inline constexpr int kPartitionFace = -2;
+
 struct TetMesh {
   std::string source;                   // file the mesh came from (for messages)
   std::vector<Vec3> vertices;           // coordinates in metres

@@ -12,7 +12,7 @@
 
 namespace dgrte::parallel {
 
-inline constexpr int kPartitionFace = -2;  // boundary_group of a ghost's face toward another rank
+using mesh::kPartitionFace;  // boundary_group of a ghost's face toward another rank
 
 struct LocalMesh {
   mesh::TetMesh mesh;                   // owned elements [0, num_owned), then the ghosts

@@ -235,7 +235,7 @@ Walls::Walls(const io::CaseSpec& cs, const transport::Discretization& disc, cons
   bool ungrouped = false;
   for (std::size_t e = 0; e < K; ++e)
     for (int f = 0; f < 4; ++f)
-      if (mesh.neighbour[e][f] < 0 && mesh.boundary_group[e][f] < 0) ungrouped = true;
+      if (mesh.neighbour[e][f] < 0 && mesh.boundary_group[e][f] < 0 && mesh.boundary_group[e][f] != mesh::kPartitionFace) ungrouped = true;
   const auto entry_of_group = match_groups(mesh.surface_groups, cs.boundaries, "boundaries", "surface", file, ungrouped);
   if (quad) {
     for (std::size_t m = 0; m < quad->size(); ++m) {
@@ -266,12 +266,13 @@ Walls::Walls(const io::CaseSpec& cs, const transport::Discretization& disc, cons
     }
     walls_.push_back(w);
   }
-  // Boundary faces (a face is a wall only where the mesh has no neighbour: partition faces of a
-  // distributed mesh will carry a neighbour in the ghost layer, never a wall).
+  // Boundary faces (a face is a wall only where the mesh has no neighbour: an owned element's
+  // partition face has its neighbour in the ghost layer, and a ghost's faces toward other ranks,
+  // mesh::kPartitionFace, are no walls either).
   std::map<std::array<long long, 3>, int> reflection_of_normal;
   for (std::size_t e = 0; e < K; ++e)
     for (int f = 0; f < 4; ++f) {
-      if (mesh.neighbour[e][f] >= 0) continue;
+      if (mesh.neighbour[e][f] >= 0 || mesh.boundary_group[e][f] == mesh::kPartitionFace) continue;
       const int g = mesh.boundary_group[e][f];
       const int w = entry_of_group[g >= 0 ? static_cast<std::size_t>(g) : entry_of_group.size() - 1];
       const auto& wall = walls_[static_cast<std::size_t>(w)];
