@@ -306,6 +306,7 @@ nlohmann::json solve_directions_distributed(Setup& s, const Distributed& d, cons
   const parallel::GhostExchange exchange(PETSC_COMM_WORLD, d.local, static_cast<int>(np));
   parallel::DistributedTransport dop(op, exchange, owned);
   const auto blocks = solver::block_kind(cs.solver.preconditioner);
+  const auto inner = cs.solver.inner.value_or(io::InnerMethod::bicgstab);
   const double setup_seconds = seconds_since(t_setup);
   std::vector<double> rhs(n), g(walls.num_faces() * walls.face_nodes());
   double my_solve = 0;
@@ -314,21 +315,79 @@ nlohmann::json solve_directions_distributed(Setup& s, const Distributed& d, cons
     const auto t0 = Clock::now();
     direction_rhs(disc, medium, walls, dir, rhs, g);
     std::vector<double> u(owned, 0.0);
-    transport::KrylovOptions ko;
-    ko.rtol = cs.solver.rtol;
-    ko.max_iterations = cs.solver.max_iterations;
-    ko.precondition = cs.solver.preconditioner != io::Preconditioner::none;
-    ko.progress = opt.progress && d.rank == 0;
-    ko.label = fmt::format("direction {} ({:.5g}, {:.5g}, {:.5g})", k, dir[0], dir[1], dir[2]);
-    dop.set_direction(dir, medium.sigma_t, blocks);
-    const auto res = transport::solve_bicgstab(dop, std::span<const double>(rhs).first(owned), u, ko);
+    const std::string label = fmt::format("direction {} ({:.5g}, {:.5g}, {:.5g})", k, dir[0], dir[1], dir[2]);
+    const std::span<const double> b = std::span<const double>(rhs).first(owned);
+    nlohmann::json js;
+    // Sweeps order the owned elements only; inflow from ghosts is lagged (partition faces).
+    const bool sweeps = inner == io::InnerMethod::sweep || cs.solver.preconditioner == io::Preconditioner::sweep;
+    const auto plan = sweeps ? transport::plan_sweep(disc, dir, d.local.num_owned) : transport::SweepPlan{};
+    if (sweeps) {
+      long counts[2] = {static_cast<long>(plan.lagged), static_cast<long>(plan.partition_faces)};  // each face lags on one side
+      MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG, MPI_SUM, PETSC_COMM_WORLD);
+      js = {{"levels_rank0", plan.num_levels()}, {"cycles_rank0", plan.cycles}, {"lagged_faces", counts[0]}, {"partition_faces", counts[1]}};
+    }
+    if (inner == io::InnerMethod::sweep) {
+      // Block Jacobi across ranks: each pass sweeps the owned elements with the ghosts' values of the
+      // previous pass (one exchange), until the largest change relative to max |u| over all ranks is
+      // below rtol.
+      std::vector<double> full(n, 0.0), previous(n, 0.0);
+      double change = 0;
+      int passes = 0;
+      for (passes = 1; passes <= 1000; ++passes) {
+        std::copy(full.begin(), full.end(), previous.begin());
+        exchange.update(previous);
+        transport::sweep_pass(disc, plan, medium.sigma_t, rhs, full, previous, false);
+        double local[2] = {0, 0};
+        for (std::size_t i = 0; i < owned; ++i)
+          local[0] = std::max(local[0], std::abs(full[i] - previous[i])), local[1] = std::max(local[1], std::abs(full[i]));
+        MPI_Allreduce(MPI_IN_PLACE, local, 2, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD);
+        change = local[1] > 0 ? local[0] / local[1] : local[0];
+        if (change <= cs.solver.rtol) break;
+      }
+      if (passes > 1000)
+        throw SolverError(fmt::format("{}: the sweep passes across {} ranks did not converge in 1000 passes (last change {:.3e}); use "
+                                      "solver.inner: bicgstab",
+                                      label, d.ranks, change));
+      std::copy_n(full.begin(), owned, u.begin());
+      // The true residual of the global system.
+      std::vector<double> y(owned);
+      dop.set_direction(dir, medium.sigma_t, backend::BlockKind::none);
+      dop.apply(u, y);
+      double sums[2] = {0, 0};
+      for (std::size_t i = 0; i < owned; ++i) sums[0] += (y[i] - b[i]) * (y[i] - b[i]), sums[1] += b[i] * b[i];
+      MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD);
+      js.update({{"iterations", passes}, {"relative_residual", sums[1] > 0 ? std::sqrt(sums[0] / sums[1]) : std::sqrt(sums[0])},
+                 {"converged", true}, {"reason", "sweep passes converged (block Jacobi across ranks)"}});
+    } else {
+      transport::KrylovOptions ko;
+      ko.rtol = cs.solver.rtol;
+      ko.max_iterations = cs.solver.max_iterations;
+      ko.precondition = cs.solver.preconditioner != io::Preconditioner::none;
+      ko.progress = opt.progress && d.rank == 0;
+      ko.label = label;
+      transport::KrylovResult res;
+      if (cs.solver.preconditioner == io::Preconditioner::sweep) {
+        // Bi-CGSTAB around one sweep of the owned elements, ghost inflow zero: block Jacobi across
+        // ranks inside the global Krylov iteration.
+        transport::SweepPreconditioned pc(op, disc, plan, medium.sigma_t);
+        parallel::DistributedTransport dpc(pc, exchange, owned);
+        dpc.set_direction(dir, medium.sigma_t, blocks);
+        res = transport::solve_bicgstab(dpc, b, u, ko);
+      } else {
+        dop.set_direction(dir, medium.sigma_t, blocks);
+        res = transport::solve_bicgstab(dop, b, u, ko);
+      }
+      js.update({{"iterations", res.iterations}, {"relative_residual", res.relative_residual}, {"converged", res.converged},
+                 {"krylov_seconds", res.seconds}, {"reason", res.reason}});
+    }
     const double sec = seconds_since(t0);
     my_solve += sec;
     solve_seconds += sec;
-    s.log(fmt::format("  {}: {} iterations, relative residual {:.2e}, {:.3f} s ({} ranks)", ko.label, res.iterations, res.relative_residual,
-                      sec, d.ranks));
-    solves.push_back({{"iterations", res.iterations}, {"relative_residual", res.relative_residual}, {"converged", res.converged},
-                      {"krylov_seconds", res.seconds}, {"reason", res.reason}, {"direction", {dir[0], dir[1], dir[2]}}, {"seconds", sec}});
+    s.log(fmt::format("  {}: {} iterations, relative residual {:.2e}, {:.3f} s ({} ranks)", label, js["iterations"].get<int>(),
+                      js["relative_residual"].get<double>(), sec, d.ranks));
+    js["direction"] = {dir[0], dir[1], dir[2]};
+    js["seconds"] = sec;
+    solves.push_back(js);
     solutions.push_back(gather_to_root(d, np, u));
   }
   // Per rank: owned and ghost elements, setup and solve seconds.
@@ -1137,20 +1196,17 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
 
 }  // namespace
 
-// What runs distributed so far (issue 14): `directions:` runs with the Bi-CGSTAB inner solver on the
-// CPU. Anything else under mpirun is an input error rather than N copies of the whole run.
+// What runs distributed so far (issue 14): `directions:` runs on the CPU. Anything else under
+// mpirun is an input error rather than N copies of the whole run.
 void require_distributable(const io::CaseSpec& cs, int ranks) {
-  const auto inner = cs.solver.inner.value_or(io::InnerMethod::bicgstab);
   std::string why;
   if (cs.solver.monte_carlo()) why = "solver.method: montecarlo";
   else if (cs.angular) why = "an angular run (angular:)";
-  else if (inner != io::InnerMethod::bicgstab) why = "solver.inner: sweep";
-  else if (cs.solver.preconditioner == io::Preconditioner::sweep) why = "solver.preconditioner: sweep";
   else if (cs.solver.backend != "cpu") why = "solver.backend: " + cs.solver.backend;
   else if (cs.solver.positivity) why = "solver.positivity";
   if (!why.empty())
-    throw InputError(fmt::format("{}: run on {} MPI processes, but {} does not run distributed yet (so far: directions runs with the "
-                                 "Bi-CGSTAB inner solver on the CPU, docs/parallel.md); run it on one process (without mpirun)",
+    throw InputError(fmt::format("{}: run on {} MPI processes, but {} does not run distributed yet (so far: directions runs on the "
+                                 "CPU, docs/parallel.md); run it on one process (without mpirun)",
                                  cs.file.string(), ranks, why));
 }
 
@@ -1168,9 +1224,10 @@ static nlohmann::json run_case_unguarded(const RunOptions& opt) {
     if (!opt.quiet) std::cout << line << std::endl;
   };
   s.warnings = s.cs.warnings;
-  for (const auto& w : s.warnings) std::cerr << "warning: " << w << "\n";
-  s.printed = s.warnings.size();
   const auto [rank, ranks] = mpi_rank_and_size();
+  if (rank == 0)
+    for (const auto& w : s.warnings) std::cerr << "warning: " << w << "\n";
+  s.printed = s.warnings.size();
   if (ranks > 1) require_distributable(s.cs, ranks);
   if (rank != 0) s.log = [](const std::string&) {};  // rank 0 speaks for the run
   io::check_mesh_file_exists(s.cs.mesh);

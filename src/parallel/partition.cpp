@@ -3,6 +3,10 @@
 #include "common/error.hpp"
 
 #include <petscpartitioner.h>
+#if defined(DGRTE_SCOTCH_SEED) && defined(PETSC_HAVE_PTSCOTCH)
+#include <cstdio>  // scotch.h needs FILE
+#include <ptscotch.h>
+#endif
 
 #include <algorithm>
 #include <string>
@@ -42,6 +46,9 @@ Partition partition_elements(const mesh::TetMesh& mesh, int parts, const std::st
 #else
   const bool scotch = false;
   if (type == "ptscotch") throw InputError("partitioner ptscotch: this PETSc was built without PT-Scotch; use auto or simple");
+#endif
+#if defined(DGRTE_SCOTCH_SEED) && defined(PETSC_HAVE_PTSCOTCH)
+  if (scotch) SCOTCH_randomSeed(1), SCOTCH_randomReset();  // the same partition on every run
 #endif
   PetscPartitioner partitioner = nullptr;
   PetscSection part_section = nullptr;

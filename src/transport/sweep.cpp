@@ -278,22 +278,30 @@ long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const S
 
 }  // namespace
 
-SweepPlan plan_sweep(const Discretization& disc, const Vec3& s) {
+SweepPlan plan_sweep(const Discretization& disc, const Vec3& s, std::size_t solved) {
   const auto& mesh = *disc.mesh;
-  const std::size_t K = disc.num_elements();
+  const std::size_t K = std::min(solved, disc.num_elements());
   SweepPlan plan;
   plan.direction = s;
-  plan.lagged_faces.assign(K, 0);
+  plan.lagged_faces.assign(disc.num_elements(), 0);
   std::vector<int> indegree(K, 0);
   std::size_t interior_inflow = 0;
   for (std::size_t e = 0; e < K; ++e)
-    for (int f = 0; f < 4; ++f)
-      if (mesh.neighbour[e][f] >= 0 && inflow_coefficient(disc.geometry[e], f, s) != 0.0) ++indegree[e], ++interior_inflow;
+    for (int f = 0; f < 4; ++f) {
+      const int u = mesh.neighbour[e][f];
+      if (u < 0 || inflow_coefficient(disc.geometry[e], f, s) == 0.0) continue;
+      if (static_cast<std::size_t>(u) >= K) {  // from an element not solved here: an input
+        plan.lagged_faces[e] |= static_cast<std::uint8_t>(1u << f);
+        ++plan.partition_faces;
+        continue;
+      }
+      ++indegree[e], ++interior_inflow;
+    }
   // Downstream edges of e: neighbours d across faces that are inflow faces of d, not lagged.
   auto downstream = [&](int e, auto&& visit) {
     for (int f = 0; f < 4; ++f) {
       const int d = mesh.neighbour[e][f];
-      if (d < 0) continue;
+      if (d < 0 || static_cast<std::size_t>(d) >= K) continue;
       const int fd = mesh.neighbour_face[e][f];
       if (inflow_coefficient(disc.geometry[d], fd, s) != 0.0 && !((plan.lagged_faces[d] >> fd) & 1)) visit(d);
     }
@@ -320,7 +328,7 @@ SweepPlan plan_sweep(const Discretization& disc, const Vec3& s) {
         for (int v : comp)
           for (int f = 0; f < 4; ++f) {
             const int u = mesh.neighbour[v][f];
-            if (u < 0 || !in_comp[u] || ((plan.lagged_faces[v] >> f) & 1)) continue;
+            if (u < 0 || static_cast<std::size_t>(u) >= K || !in_comp[u] || ((plan.lagged_faces[v] >> f) & 1)) continue;
             const double c = inflow_coefficient(disc.geometry[v], f, s);
             if (c == 0.0) continue;
             const double w = -c * disc.geometry[v].jacobian;  // |s.n| sJ: proportional to |s.n| area

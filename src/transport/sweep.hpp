@@ -32,12 +32,16 @@ struct SweepPlan {
   std::size_t lagged = 0;        // number of lagged faces
   double lagged_fraction = 0;    // lagged / interior inflow faces
   int cycles = 0;                // strongly connected components broken
+  std::size_t partition_faces = 0;  // inflow faces from elements the plan does not solve (a rank's ghosts), lagged
   std::size_t num_levels() const { return level_begin.empty() ? 0 : level_begin.size() - 1; }
   std::size_t bytes() const { return order.size() * sizeof(int) + level_begin.size() * sizeof(int) + lagged_faces.size(); }
 };
 
-// Upwind graph of direction s (interior faces only), ordered into levels; cycles cut.
-SweepPlan plan_sweep(const Discretization& disc, const Vec3& s);
+// Upwind graph of direction s (interior faces only), ordered into levels; cycles cut. solved: only
+// elements [0, solved) are ordered and solved (a distributed mesh's owned elements; the ghosts
+// after them are inputs): their inflow faces from elements >= solved are lagged, so a pass reads
+// them from `lagged` (the last ghost exchange) or as zero (the block-Jacobi preconditioner).
+SweepPlan plan_sweep(const Discretization& disc, const Vec3& s, std::size_t solved = static_cast<std::size_t>(-1));
 
 struct SweepResult {
   int passes = 1;             // sweeps done: 1 without lagged faces

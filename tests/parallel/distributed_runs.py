@@ -40,21 +40,26 @@ def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        for name in ["mms.yaml", "mms_inflow.yaml"]:
-            case = yaml.safe_load((REPO / "validation" / "mms" / name).read_text())
+        variants = [("mms.yaml", "mms.yaml", {}), ("mms_inflow.yaml", "mms_inflow.yaml", {}),
+                    ("mms.yaml, sweep passes", "mms.yaml", {"inner": "sweep"}),
+                    ("mms_inflow.yaml, sweep-preconditioned", "mms_inflow.yaml", {"preconditioner": "sweep"})]
+        for name, source, solver in variants:
+            case = yaml.safe_load((REPO / "validation" / "mms" / source).read_text())
+            case.setdefault("solver", {}).update(solver)
             case["mesh"]["geo"] = str(REPO / "validation" / "mms" / "cube.geo")
             case["mesh"]["size"], case["order"] = 0.5, 2
             case["output"] = {"vtk": False, "probes": [{"name": "line", "from": [-0.9, -0.3, 0.2], "to": [0.9, 0.4, -0.1], "points": 15}]}
-            f = tmp / name
+            f = tmp / (name.replace(" ", "_").replace(",", "") + ".yaml")
             f.write_text(yaml.safe_dump(case))
             results = {}
             for ranks in [1, 2, 3]:
-                p = run(args.dgrte, f, tmp / f"{name}_{ranks}", ranks)
+                out = tmp / f"{f.stem}_{ranks}"
+                p = run(args.dgrte, f, out, ranks)
                 if p.returncode != 0:
                     failures.append(f"{name} on {ranks} ranks exited {p.returncode}:\n{p.stdout}{p.stderr}")
                     continue
-                s = json.loads((tmp / f"{name}_{ranks}" / "summary.json").read_text())
-                results[ranks] = (s, probe(tmp / f"{name}_{ranks}" / "probes" / "line.csv"))
+                s = json.loads((out / "summary.json").read_text())
+                results[ranks] = (s, probe(out / "probes" / "line.csv"))
                 print(f"{name}, {ranks} ranks: L2 error {s['error']['l2']:.10e}, iterations "
                       f"{[d['iterations'] for d in s['solves']]}, ranks in summary {s.get('ranks')}, "
                       f"imbalance {s.get('parallel', {}).get('element_imbalance', 1.0):.3f}")

@@ -37,6 +37,12 @@ TEST(Partition, SplitsTheMeshEvenlyWithFewCutFaces) {
   }
 }
 
+TEST(Partition, IsTheSameEveryTime) {
+  // PT-Scotch's random seed is fixed before each partition: the same mesh gives the same parts.
+  const auto a = partition_elements(box(), 3), b = partition_elements(box(), 3);
+  EXPECT_EQ(a.owner, b.owner);
+}
+
 TEST(LocalMesh, PiecesCoverTheMeshAndKeepItsConnectivity) {
   const auto& g = box();
   for (const int parts : {1, 2, 3}) {
