@@ -338,6 +338,20 @@ TEST(MonteCarlo, InputErrorsNameTheEntry) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("solver.batches"), std::string::npos) << e.what();
   }
+  auto message = [&](const std::string& name, const std::string& solver) {
+    try {
+      run(name, mesh + medium + "angular: {quadrature: sn, order: 2}\nboundaries: {\"*\": {type: black}}\nsolver: " + solver + "\n");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto sampling = message("bad_sampling", "{method: montecarlo, paths: 100, spectral_sampling: per_band}");
+  EXPECT_NE(sampling.find("solver.spectral_sampling"), std::string::npos) << sampling;
+  EXPECT_NE(sampling.find("per_path"), std::string::npos) << sampling;
+  EXPECT_NE(message("sampling_dg", "{spectral_sampling: per_path}").find("montecarlo only"), std::string::npos);
+  const auto single = message("single_mc", "{method: montecarlo, paths: 100, backend: opencl, precision: single}");
+  EXPECT_NE(single.find("double precision"), std::string::npos) << single;
 }
 
 }  // namespace
