@@ -330,24 +330,11 @@ nlohmann::json solve_directions_distributed(Setup& s, const Distributed& d, cons
       // Block Jacobi across ranks: each pass sweeps the owned elements with the ghosts' values of the
       // previous pass (one exchange), until the largest change relative to max |u| over all ranks is
       // below rtol.
-      std::vector<double> full(n, 0.0), previous(n, 0.0);
-      double change = 0;
-      int passes = 0;
-      for (passes = 1; passes <= 1000; ++passes) {
-        std::copy(full.begin(), full.end(), previous.begin());
-        exchange.update(previous);
-        transport::sweep_pass(disc, plan, medium.sigma_t, rhs, full, previous, false);
-        double local[2] = {0, 0};
-        for (std::size_t i = 0; i < owned; ++i)
-          local[0] = std::max(local[0], std::abs(full[i] - previous[i])), local[1] = std::max(local[1], std::abs(full[i]));
-        MPI_Allreduce(MPI_IN_PLACE, local, 2, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD);
-        change = local[1] > 0 ? local[0] / local[1] : local[0];
-        if (change <= cs.solver.rtol) break;
-      }
-      if (passes > 1000)
-        throw SolverError(fmt::format("{}: the sweep passes across {} ranks did not converge in 1000 passes (last change {:.3e}); use "
-                                      "solver.inner: bicgstab",
-                                      label, d.ranks, change));
+      std::vector<double> full(n, 0.0);
+      const transport::PassCoupling coupling{owned, [&](std::span<double> v) { exchange.update(v); }, [](double* v) {
+                                               MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD);
+                                             }};
+      const auto passes = transport::sweep_solve(disc, plan, medium.sigma_t, rhs, full, cs.solver.rtol, 1000, false, &coupling).passes;
       std::copy_n(full.begin(), owned, u.begin());
       // The true residual of the global system.
       std::vector<double> y(owned);
@@ -978,10 +965,11 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
     for (double p : power) total += p;
     spectral::SpectralResult pass2;
     const auto t_trace = Clock::now();
-    auto report = [&](int j, std::uint64_t paths) {
+    auto report = [&](int j, std::uint64_t paths, std::uint64_t paths_so_far) {
       if (opt.progress && (traced_points % 100 == 1 || props.spectral_points < 200))
         s.log(fmt::format("  spectral point {} / {}: {} paths, {:.3g} W ({} points traced, {:.3g} paths/s)", j + 1, props.spectral_points,
-                          paths, power[static_cast<std::size_t>(j)], traced_points, static_cast<double>(r.paths) / std::max(seconds_since(t_trace), 1e-9)));
+                          paths, power[static_cast<std::size_t>(j)], traced_points,
+                          static_cast<double>(paths_so_far) / std::max(seconds_since(t_trace), 1e-9)));
     };
     if (cs.solver.mc.per_path) {
       mc::SpectralSampler sampler(power, blackbody, mo, model, traced.size());
@@ -991,8 +979,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
             mc::set_properties(model, disc, pm, pw);
             sampler.trace_point(j, model, traced);
             ++traced_points;
-            r.paths = sampler.forward_paths_traced();
-            report(j, sampler.paths(j));
+            report(j, sampler.paths(j), sampler.forward_paths_traced());
           },
           [&](int j) { return sampler.paths(j) + (traced.empty() ? 0 : sampler.probe_rays(j)) > 0; });
       r = sampler.forward_result(model, element_emission, face_emission);
@@ -1018,7 +1005,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
             mc::accumulate(r, mc::solve_forward(model, point));
             if (!traced.empty()) mc::accumulate(probes, mc::trace_probes(model, traced, point));
             ++traced_points;
-            report(j, point.paths);
+            report(j, point.paths, r.paths);
           },
           [&](int j) { return share(power[static_cast<std::size_t>(j)], mo.paths) > 0; });
     }

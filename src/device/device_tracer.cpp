@@ -20,7 +20,10 @@ struct DeviceTracer::Impl {
   bool cache_hit = false;
   double build_seconds = 0;
   std::size_t K = 0, F = 0, to_device = 0, from_device = 0;
-  TracerGeometry g;  // sizes and scalars (the arrays are freed after upload)
+  // The scalars of the geometry (its arrays live on the device only).
+  double diameter = 0, roulette_below = 0, roulette_weight = 0;
+  long max_segments = 0;
+  int max_zero_steps = 0, table_size = 0;
   cl::Memory planes, across, tets, vertices, face_int, face_real, beams, phase_int, phase_g, coefficients, tables;
   cl::Memory properties, phase_of_element, source_int, source_cdf;
   cl::Memory element_tally, face_tally, counters;
@@ -92,9 +95,8 @@ DeviceTracer::DeviceTracer(const TracerGeometry& geometry, const std::string& de
   m.element_tally = m.upload(std::vector<cl_long>(5 * m.K, 0), "element tallies");
   m.face_tally = m.upload(std::vector<cl_long>(2 * m.F, 0), "face tallies");
   m.counters = m.upload(std::vector<cl_ulong>(4, 0), "counters");
-  m.g = geometry;
-  m.g.planes.clear(), m.g.across.clear(), m.g.tets.clear(), m.g.vertices.clear(), m.g.face_real.clear();
-  m.g.coefficients.clear(), m.g.tables.clear();
+  m.diameter = geometry.diameter, m.roulette_below = geometry.roulette_below, m.roulette_weight = geometry.roulette_weight;
+  m.max_segments = geometry.max_segments, m.max_zero_steps = geometry.max_zero_steps, m.table_size = geometry.table_size;
 }
 
 DeviceTracer::~DeviceTracer() = default;
@@ -126,7 +128,7 @@ TracerTallies DeviceTracer::trace(std::uint64_t seed, std::uint64_t stream, std:
                   "clEnqueueFillBuffer", what);
   };
   clear();
-  const double lscale = std::ldexp(1.0, 32) / std::max(m.g.diameter, 1e-300);
+  const double lscale = std::ldexp(1.0, 32) / std::max(m.diameter, 1e-300);
   std::vector<cl_long> element(5 * m.K), face(2 * m.F);
   std::vector<cl_ulong> counters(4);
   auto read_back = [&] {
@@ -149,15 +151,15 @@ TracerTallies DeviceTracer::trace(std::uint64_t seed, std::uint64_t stream, std:
   m.arg(k, a++, static_cast<cl_ulong>(stream));
   const cl_uint first_arg = a++, count_arg = a++;
   m.arg(k, a++, lscale);
-  m.arg(k, a++, m.g.roulette_below);
-  m.arg(k, a++, m.g.roulette_weight);
-  m.arg(k, a++, static_cast<cl_long>(m.g.max_segments));
-  m.arg(k, a++, static_cast<cl_int>(m.g.max_zero_steps));
+  m.arg(k, a++, m.roulette_below);
+  m.arg(k, a++, m.roulette_weight);
+  m.arg(k, a++, static_cast<cl_long>(m.max_segments));
+  m.arg(k, a++, static_cast<cl_int>(m.max_zero_steps));
   for (const cl::Memory* b : {&m.planes, &m.across, &m.properties, &m.phase_of_element, &m.tets, &m.vertices, &m.face_int, &m.face_real})
     m.arg(k, a++, *b);
   m.arg(k, a++, static_cast<cl_int>(m.num_sources));
   for (const cl::Memory* b : {&m.source_int, &m.source_cdf, &m.beams, &m.phase_int, &m.phase_g, &m.coefficients, &m.tables}) m.arg(k, a++, *b);
-  m.arg(k, a++, static_cast<cl_int>(m.g.table_size));
+  m.arg(k, a++, static_cast<cl_int>(m.table_size));
   for (const cl::Memory* b : {&m.element_tally, &m.face_tally, &m.counters}) m.arg(k, a++, *b);
   for (std::uint64_t first = first_id; first < last_id; first += kMaxPathsPerLaunch) {
     const auto count = static_cast<cl_uint>(std::min<std::uint64_t>(kMaxPathsPerLaunch, last_id - first));

@@ -445,6 +445,8 @@ void add_counts(McResult& r, const PathTally& t) {
 }
 
 double track_scale(const McModel& m) { return kDepositScale / std::max(m.mesh.diameter, 1e-300); }  // track <= diameter
+// The fixed-point scale of element tally c: absorbed weight (c = 0), or a track (lscale).
+double element_scale(std::size_t c, double lscale) { return c == 0 ? kDepositScale : lscale; }
 
 std::vector<double> face_leaving(const McModel& m) {
   std::vector<double> out(m.faces.size());
@@ -465,45 +467,44 @@ McResult solve_forward(const McModel& m, const McOptions& opt) {
   r.source_power = m.total_power();
   ForwardAccumulators acc(K, F, m.group_names.size());
   const std::vector<double> leaving = face_leaving(m);
-  std::vector<PathTally> tt(static_cast<std::size_t>(omp_get_max_threads()));
+  std::vector<PathTally> tt(opt.tracer ? 0 : static_cast<std::size_t>(omp_get_max_threads()));  // the host loop's
   for (auto& t : tt) t.resize(K, F);
   const double lscale = track_scale(m);
   std::vector<double> element(5 * K), face(2 * F);
   for (int b = 0; b < B; ++b) {
     const std::uint64_t first = batch_begin(opt.paths, b, B), last = batch_begin(opt.paths, b + 1, B);
-    for (auto& t : tt) t.clear();
     if (opt.tracer) {
+      BatchTallies part{std::vector<double>(5 * K, 0.0), std::vector<double>(2 * F, 0.0)};
+      if (m.total_power() > 0) part = opt.tracer(m, opt.seed, opt.first_path + first, opt.first_path + last);
+      r.segments += part.segments, r.scattering_events += part.scatters, r.wall_reflections += part.reflections, r.lost_rays += part.lost;
+      element = std::move(part.element), face = std::move(part.face);
+    } else {
+      for (auto& t : tt) t.clear();
       if (m.total_power() > 0) {
-        auto part = opt.tracer(m, opt.seed, opt.first_path + first, opt.first_path + last);
-        r.segments += part.segments, r.scattering_events += part.scatters, r.wall_reflections += part.reflections, r.lost_rays += part.lost;
-        element = std::move(part.element), face = std::move(part.face);
-      } else {
-        std::fill(element.begin(), element.end(), 0.0), std::fill(face.begin(), face.end(), 0.0);
-      }
-    } else if (m.total_power() > 0) {
 #pragma omp parallel
-      {
-        PathTally& T = tt[static_cast<std::size_t>(omp_get_thread_num())];
+        {
+          PathTally& T = tt[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 256)
-        for (std::int64_t pi = static_cast<std::int64_t>(first); pi < static_cast<std::int64_t>(last); ++pi)
-          trace_forward_path(m, opt.seed, opt.first_path + static_cast<std::uint64_t>(pi), lscale, T);
+          for (std::int64_t pi = static_cast<std::int64_t>(first); pi < static_cast<std::int64_t>(last); ++pi)
+            trace_forward_path(m, opt.seed, opt.first_path + static_cast<std::uint64_t>(pi), lscale, T);
+        }
       }
+      // Reduce the threads' integer tallies (exact), then to weight units.
+      for (const auto& t : tt)
+        if (t.bad()) bad_tally(b);
+      for (std::size_t i = 0; i < K; ++i)
+        for (std::size_t c = 0; c < 5; ++c) {
+          __int128 sum = 0;
+          for (const auto& t : tt) sum += t.element.v[i][c];
+          element[5 * i + c] = static_cast<double>(sum) / element_scale(c, lscale);
+        }
+      for (std::size_t i = 0; i < F; ++i)
+        for (std::size_t c = 0; c < 2; ++c) {
+          __int128 sum = 0;
+          for (const auto& t : tt) sum += t.face.v[i][c];
+          face[2 * i + c] = static_cast<double>(sum) / kDepositScale;
+        }
     }
-    // Reduce the threads' integer tallies (exact), then to weight units.
-    for (const auto& t : tt)
-      if (t.bad()) bad_tally(b);
-    for (std::size_t i = 0; i < K && !opt.tracer; ++i)
-      for (std::size_t c = 0; c < 5; ++c) {
-        __int128 sum = 0;
-        for (const auto& t : tt) sum += t.element.v[i][c];
-        element[5 * i + c] = static_cast<double>(sum) / (c == 0 ? kDepositScale : lscale);
-      }
-    for (std::size_t i = 0; i < F && !opt.tracer; ++i)
-      for (std::size_t c = 0; c < 2; ++c) {
-        __int128 sum = 0;
-        for (const auto& t : tt) sum += t.face.v[i][c];
-        face[2 * i + c] = static_cast<double>(sum) / kDepositScale;
-      }
     const double n_batch = static_cast<double>(last - first);
     acc.add_batch(m, element, face, n_batch > 0 ? m.total_power() / n_batch : 0.0, m.emission, leaving);
     if (opt.progress) {
@@ -705,7 +706,7 @@ ProbeRun trace_probes(const McModel& m, const std::vector<ProbePoint>& points, c
     const std::size_t p = static_cast<std::size_t>(task) / static_cast<std::size_t>(B);
     const std::uint64_t b = static_cast<std::uint64_t>(task) % static_cast<std::uint64_t>(B);
     const auto& pt = points[p];
-    const std::uint64_t first = opt.probe_rays * b / static_cast<std::uint64_t>(B), last = opt.probe_rays * (b + 1) / static_cast<std::uint64_t>(B);
+    const std::uint64_t first = batch_begin(opt.probe_rays, static_cast<int>(b), B), last = batch_begin(opt.probe_rays, static_cast<int>(b) + 1, B);
     const auto element = pt.element >= 0 ? static_cast<std::size_t>(m.mesh.tracer_index[static_cast<std::size_t>(pt.element)]) : 0;
     auto sum = probe_ray_sums(m, pt, p, opt.seed, opt.first_path + first, opt.first_path + last, count);
     const double n = std::max<double>(1.0, static_cast<double>(last - first));
@@ -781,7 +782,7 @@ std::vector<double> normalised_cumulative(const std::vector<double>& x) {
 SpectralSampler::SpectralSampler(const std::vector<double>& power, const std::vector<double>& blackbody, const McOptions& opt,
                                  const McModel& g, std::size_t probe_points)
     : scratch_(std::make_shared<Scratch>()), opt_(opt), B_(std::max(2, opt.batches)) {
-  scratch_->threads.resize(static_cast<std::size_t>(omp_get_max_threads()));
+  scratch_->threads.resize(opt.tracer ? 0 : static_cast<std::size_t>(omp_get_max_threads()));  // the host loop's
   for (auto& t : scratch_->threads) t.resize(g.mesh.num_elements(), g.faces.size());
   for (const double p : power) total_power_ += std::max(p, 0.0);
   cumulative_ = normalised_cumulative(power);
@@ -873,7 +874,7 @@ void SpectralSampler::trace_point_on_host(int j, const McModel& m, std::chrono::
       bad = bad || T.bad();
       auto& el = element_[static_cast<std::size_t>(b)];
       for (const auto i : T.element.touched)
-        for (std::size_t c = 0; c < 5; ++c) el[5 * i + c] += static_cast<double>(T.element.v[i][c]) / (c == 0 ? kDepositScale : lscale);
+        for (std::size_t c = 0; c < 5; ++c) el[5 * i + c] += static_cast<double>(T.element.v[i][c]) / element_scale(c, lscale);
       auto& fa = face_[static_cast<std::size_t>(b)];
       for (const auto i : T.face.touched)
         for (std::size_t c = 0; c < 2; ++c) fa[2 * i + c] += static_cast<double>(T.face.v[i][c]) / kDepositScale;

@@ -390,9 +390,10 @@ long sweep_pass(const Discretization& disc, const SweepPlan& plan, std::span<con
 }
 
 SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
-                        std::span<const double> rhs, std::span<double> u, double tol, int max_passes, bool positivity) {
+                        std::span<const double> rhs, std::span<double> u, double tol, int max_passes, bool positivity,
+                        const PassCoupling* coupling) {
   SweepResult res;
-  if (plan.lagged == 0) {
+  if (plan.lagged == 0 && !coupling) {
     res.limited = sweep_pass(disc, plan, sigma_t, rhs, u, {}, positivity);
     return res;
   }
@@ -400,21 +401,25 @@ SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, std::
   // the threads' order). Sweep-preconditioned Bi-CGSTAB on (I - P^-1 C) u = P^-1 rhs was tried and
   // needed more sweeps than passes on every case measured (issue 9 note), so passes it is.
   std::vector<double> previous(u.begin(), u.end());
+  const std::size_t measured = coupling ? coupling->owned : u.size();
   for (res.passes = 1; res.passes <= max_passes; ++res.passes) {
+    if (coupling) coupling->exchange(previous);
     res.limited = sweep_pass(disc, plan, sigma_t, rhs, u, previous, positivity);
-    double change = 0, scale = 0;
-    for (std::size_t i = 0; i < u.size(); ++i) {
-      change = std::max(change, std::abs(u[i] - previous[i]));
-      scale = std::max(scale, std::abs(u[i]));
+    double change_scale[2] = {0, 0};
+    for (std::size_t i = 0; i < measured; ++i) {
+      change_scale[0] = std::max(change_scale[0], std::abs(u[i] - previous[i]));
+      change_scale[1] = std::max(change_scale[1], std::abs(u[i]));
     }
+    if (coupling) coupling->reduce_max(change_scale);
+    const double change = change_scale[0], scale = change_scale[1];
     res.lagged_change = scale > 0 ? change / scale : change;
     if (res.lagged_change <= tol) return res;
     std::copy(u.begin(), u.end(), previous.begin());
   }
-  throw SolverError(fmt::format("sweep of direction ({:.5g}, {:.5g}, {:.5g}): {} lagged faces did not converge in {} passes "
-                                "(last change {:.3e}); use solver.inner: bicgstab",
-                                plan.direction[0], plan.direction[1], plan.direction[2], plan.lagged, max_passes,
-                                res.lagged_change));
+  throw SolverError(fmt::format("sweep of direction ({:.5g}, {:.5g}, {:.5g}): {} lagged and {} partition faces did not converge in {} "
+                                "passes (last change {:.3e}); use solver.inner: bicgstab",
+                                plan.direction[0], plan.direction[1], plan.direction[2], plan.lagged, plan.partition_faces,
+                                max_passes, res.lagged_change));
 }
 
 }  // namespace dgrte::transport

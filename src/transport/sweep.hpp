@@ -8,6 +8,7 @@
 #include "transport/discretization.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -61,9 +62,19 @@ struct SweepResult {
 // conservative state rather than the mean). Both states satisfy the element balance, so energy is
 // conserved exactly; the limited values feed the downstream elements. Nonlinear: not for a Krylov
 // outer iteration.
+//
+// coupling (a distributed mesh, plan over the owned elements): before each pass `exchange` fills the
+// ghost block of the previous pass's values (what partition faces read), the change is measured
+// over the first `owned` values and reduced over the ranks by `reduce_max` (both of {change,
+// scale}); passes run even without lagged faces here, since other ranks may have them.
+struct PassCoupling {
+  std::size_t owned = 0;
+  std::function<void(std::span<double>)> exchange;
+  std::function<void(double* change_and_scale)> reduce_max;
+};
 SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
                         std::span<const double> rhs, std::span<double> u, double tol = 1e-12, int max_passes = 200,
-                        bool positivity = false);
+                        bool positivity = false, const PassCoupling* coupling = nullptr);
 
 // One pass: u = P^-1 (rhs + C lagged), lagged faces reading `lagged` (empty: zero; must not alias u).
 // Returns the number of elements the positivity limiter changed.
