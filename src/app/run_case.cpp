@@ -1,6 +1,7 @@
 #include "app/run_case.hpp"
 
 #include "app/device_backend.hpp"
+#include "app/distributed_run.hpp"
 #include "backend/device_data.hpp"
 #include "backend/device_tracer_data.hpp"
 
@@ -254,41 +255,6 @@ void solve_directions_on_device(Setup& s, const problem::Medium& medium, const p
   (void)opt;
 }
 
-// A run under mpirun with several processes: this rank's piece of the mesh.
-struct Distributed {
-  parallel::LocalMesh local;
-  std::string partitioner;
-  int rank = 0, ranks = 1;
-};
-
-// The owned values of every rank (elements x np each) in the global element order, on rank 0.
-std::vector<double> gather_to_root(const Distributed& d, std::size_t np, std::span<const double> owned) {
-  const int n_owned = static_cast<int>(d.local.num_owned);
-  std::vector<int> counts(static_cast<std::size_t>(d.ranks)), offsets(static_cast<std::size_t>(d.ranks), 0);
-  MPI_Gather(&n_owned, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, PETSC_COMM_WORLD);
-  std::vector<long> ids;
-  std::vector<double> values;
-  if (d.rank == 0) {
-    for (std::size_t r = 1; r < counts.size(); ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
-    ids.resize(d.local.global_elements), values.resize(d.local.global_elements * np);
-  }
-  MPI_Gatherv(d.local.global_element.data(), n_owned, MPI_LONG, ids.data(), counts.data(), offsets.data(), MPI_LONG, 0, PETSC_COMM_WORLD);
-  auto scaled = [&](std::vector<int> v) {
-    for (auto& x : v) x *= static_cast<int>(np);
-    return v;
-  };
-  const auto value_counts = scaled(counts), value_offsets = scaled(offsets);
-  MPI_Gatherv(owned.data(), n_owned * static_cast<int>(np), MPI_DOUBLE, values.data(), value_counts.data(), value_offsets.data(), MPI_DOUBLE, 0,
-              PETSC_COMM_WORLD);
-  std::vector<double> global;
-  if (d.rank == 0) {
-    global.assign(d.local.global_elements * np, 0.0);
-    for (std::size_t i = 0; i < ids.size(); ++i)
-      std::copy_n(values.begin() + static_cast<long>(i * np), np, global.begin() + static_cast<long>(static_cast<std::size_t>(ids[i]) * np));
-  }
-  return global;
-}
-
 // The directions of a `directions:` run on a distributed mesh: each rank builds the problem on its
 // owned elements and ghost layer, PETSc's Bi-CGSTAB solves the global system over PETSC_COMM_WORLD
 // (one ghost exchange per operator apply), and the solutions are gathered on rank 0, which writes the
@@ -377,37 +343,21 @@ nlohmann::json solve_directions_distributed(Setup& s, const Distributed& d, cons
     solves.push_back(js);
     solutions.push_back(gather_to_root(d, np, u));
   }
-  // Per rank: owned and ghost elements, setup and solve seconds.
-  const double mine[4] = {static_cast<double>(d.local.num_owned), static_cast<double>(d.local.num_ghosts()), setup_seconds, my_solve};
-  std::vector<double> all(4 * static_cast<std::size_t>(d.ranks));
-  MPI_Gather(mine, 4, MPI_DOUBLE, all.data(), 4, MPI_DOUBLE, 0, PETSC_COMM_WORLD);
-  nlohmann::json per_rank = nlohmann::json::array();
-  double max_owned = 0, max_solve = 0, sum_solve = 0;
-  for (int r = 0; r < d.ranks; ++r) {
-    const double* a = &all[4 * static_cast<std::size_t>(r)];
-    per_rank.push_back({{"rank", r}, {"owned_elements", a[0]}, {"ghost_elements", a[1]}, {"setup_seconds", a[2]}, {"solve_seconds", a[3]}});
-    max_owned = std::max(max_owned, a[0]), max_solve = std::max(max_solve, a[3]), sum_solve += a[3];
-  }
-  const double mean_owned = static_cast<double>(d.local.global_elements) / d.ranks;
-  return {{"ranks", d.ranks},
-          {"partitioner", d.partitioner},
-          {"element_imbalance", mean_owned > 0 ? max_owned / mean_owned : 1.0},
-          {"solve_time_imbalance", sum_solve > 0 ? max_solve / (sum_solve / d.ranks) : 1.0},
-          {"ghost_values_per_exchange_rank0", exchange.ghost_values()},
-          {"exchanges_rank0", dop.exchanges()},
-          {"per_rank", per_rank},
-          {"method", "Bi-CGSTAB over PETSC_COMM_WORLD on the owned unknowns; one ghost exchange (PetscSF) per operator apply; "
-                     "solutions gathered on rank 0, which writes every output"}};
+  return parallel_record(d, setup_seconds, my_solve,
+                         {{"ghost_values_per_exchange_rank0", exchange.ghost_values()},
+                          {"exchanges_rank0", dop.exchanges()},
+                          {"method", "Bi-CGSTAB over PETSC_COMM_WORLD on the owned unknowns; one ghost exchange (PetscSF) per operator "
+                                     "apply; solutions gathered on rank 0, which writes every output"}});
 }
 
 // `directions:` — independent one-direction transport solves (no quadrature, no coupling).
 nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed* distributed = nullptr) {
-  nlohmann::json parallel_record;
+  nlohmann::json parallel_json;
   std::vector<std::vector<double>> solutions;
   nlohmann::json solves = nlohmann::json::array();
   double solve_seconds = 0;
   if (distributed) {
-    parallel_record = solve_directions_distributed(s, *distributed, opt, solutions, solves, solve_seconds);
+    parallel_json = solve_directions_distributed(s, *distributed, opt, solutions, solves, solve_seconds);
     if (distributed->rank != 0) return {};
   }
   const auto& cs = s.cs;
@@ -496,7 +446,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
                        {"max_iterations", cs.solver.max_iterations}, {"preconditioner_bytes", preconditioner_bytes},
                        {"preconditioner_blocks_cached", preconditioner_bytes > 0 || blocks == backend::BlockKind::none}};
   summary["backend"] = backend_summary(backend_choice, device.get());
-  if (distributed) summary["parallel"] = parallel_record;
+  if (distributed) summary["parallel"] = parallel_json;
   auto cell_fields = element_fields(s.mesh);
   if (cs.exact) {
     double err2 = 0, ex2 = 0, linf = 0;
@@ -584,16 +534,8 @@ gas::LoadedModel load_gas_model(Setup& s, const problem::Medium& medium) {
   return model;
 }
 
-// `angular:` — the gray radiative-transfer solve over a quadrature.
-nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
-  const auto& cs = s.cs;
-  const auto& disc = s.disc;
-  const auto quad = problem::build_quadrature(*cs.angular);
-  const problem::Medium medium = problem::build_medium(cs, disc, &quad);
-  report_fields(s, medium);
-  const problem::Walls walls(cs, disc, &quad, s.warnings);
-  for (const auto& probe : cs.output.probes)
-    if (!probe.wall.empty()) output::locate_wall_probe(probe, disc, walls);  // fail before the solve, not after
+// The gray solver's options from the case file (the settings every rank shares).
+solver::GrayOptions gray_options(const io::CaseSpec& cs, const RunOptions& opt) {
   solver::GrayOptions go;
   go.outer = cs.solver.outer;
   go.tolerance = cs.solver.outer_tolerance;
@@ -608,11 +550,68 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
   go.keep_intensities = cs.output.intensities;
   go.positivity = cs.solver.positivity;
   go.threads_over_levels = cs.solver.threads_over_levels;
+  go.progress = opt.progress;
+  return go;
+}
+
+// The gray solve of a distributed mesh (GrayOptions::local_mesh): every rank builds the medium and
+// walls of its piece and solves its owned elements; the outer iteration runs over all ranks. The
+// nodal and wall results are gathered on rank 0 in the global order (global_walls: rank 0's walls of
+// the whole mesh; null elsewhere), where they are what a one-process solve returns. Collective.
+solver::GrayResult solve_gray_distributed(const Setup& s, const Distributed& d, const angular::Quadrature& quad, solver::GrayOptions go,
+                                          const problem::Walls* global_walls, nlohmann::json& parallel_json) {
+  const auto& cs = s.cs;
+  const auto t0 = Clock::now();
+  const mesh::TetMesh mesh = parallel::without_ghost_walls(d.local);
+  const auto disc = transport::make_discretization(mesh, cs.order);
+  const problem::Medium medium = problem::build_medium(cs, disc, &quad);
+  std::vector<std::string> local_warnings;  // rank 0's global setup reports the case's warnings
+  const problem::Walls walls(cs, disc, &quad, local_warnings);
+  go.local_mesh = &d.local;
+  go.progress = go.progress && d.rank == 0;
+  const double setup_seconds = seconds_since(t0);
+  auto res = solver::solve_gray(disc, quad, medium, walls, go);
+  const std::size_t np = static_cast<std::size_t>(disc.num_nodes()), owned = d.local.num_owned * np;
+  for (auto* f : {&res.G, &res.qx, &res.qy, &res.qz, &res.source_total})
+    *f = gather_to_root(d, np, std::span<const double>(*f).first(owned));
+  for (auto& I : res.intensities) I = gather_to_root(d, np, std::span<const double>(I).first(owned));
+  res.q_in = gather_wall_values(d, walls, res.q_in, global_walls);
+  res.q_out = gather_wall_values(d, walls, res.q_out, global_walls);
+  const bool sweeps = go.inner == io::InnerMethod::sweep;
+  parallel_json = parallel_record(
+      d, setup_seconds, res.seconds,
+      {{"partition_faces", res.partition_faces},
+       {"partition_unknowns", res.partition_unknowns},
+       {"ghost_exchanges_rank0", res.ghost_exchanges},
+       {"method", sweeps ? "sweeps of the owned elements, block Jacobi across ranks: the partition faces' inflow of every ordinate joins "
+                           "the outer unknowns (moments, wall state), one exchange of the boundary elements per transport sweep; "
+                           "results gathered on rank 0, which writes every output"
+                         : "one Bi-CGSTAB over PETSC_COMM_WORLD per ordinate (one ghost exchange per operator apply) inside the outer "
+                           "iteration; results gathered on rank 0, which writes every output"}});
+  return res;
+}
+
+// `angular:` — the gray radiative-transfer solve over a quadrature. distributed: under mpirun,
+// every rank solves its piece; rank 0 writes the outputs.
+nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* distributed = nullptr) {
+  const auto& cs = s.cs;
+  const auto& disc = s.disc;
+  const auto quad = problem::build_quadrature(*cs.angular);
+  nlohmann::json parallel_json;
+  if (distributed && distributed->rank != 0) {
+    solve_gray_distributed(s, *distributed, quad, gray_options(cs, opt), nullptr, parallel_json);
+    return {};
+  }
+  const problem::Medium medium = problem::build_medium(cs, disc, &quad);
+  report_fields(s, medium);
+  const problem::Walls walls(cs, disc, &quad, s.warnings);
+  for (const auto& probe : cs.output.probes)
+    if (!probe.wall.empty()) output::locate_wall_probe(probe, disc, walls);  // fail before the solve, not after
+  solver::GrayOptions go = gray_options(cs, opt);
   if (go.positivity && (medium.scatters() || walls.state_size() > 0) && go.outer != io::OuterMethod::source_iteration)
     throw InputError(fmt::format("{}: the positivity limiter makes each sweep nonlinear, and a Krylov outer method needs a linear "
                                  "one; with scattering or diffusely reflecting walls use solver.outer: source-iteration",
                                  cs.solver.positivity_where));
-  go.progress = opt.progress;
   const auto backend_choice = choose_backend(cs.solver);
   std::unique_ptr<device::DeviceTransport> device;
   std::vector<transport::SweepPlan> device_plans;
@@ -659,7 +658,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
     result = std::move(spectral_run.total);
     fields = std::move(spectral_run.fields);
   } else {
-    result = solver::solve_gray(disc, quad, medium, walls, go, &beams);
+    result = distributed ? solve_gray_distributed(s, *distributed, quad, go, &walls, parallel_json)
+                         : solver::solve_gray(disc, quad, medium, walls, go, &beams);
     fields = output::radiation_fields(disc, medium, walls, result);
   }
   // Final gather: wall fluxes at every face node and probe G, q from rays through the DG source.
@@ -760,6 +760,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt) {
                        {"cycles", result.total_cycles},
                        {"lagged_fraction", result.lagged_fraction}};
   summary["backend"] = backend_summary(backend_choice, device.get());
+  if (distributed) summary["parallel"] = parallel_json;
   if (!beams.empty()) {
     nlohmann::json jb = nlohmann::json::array();
     for (const auto& b : beams.beams) jb.push_back({{"direction", b.direction}, {"generation", b.generation}});
@@ -1183,17 +1184,19 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
 
 }  // namespace
 
-// What runs distributed so far (issue 14): `directions:` runs on the CPU. Anything else under
-// mpirun is an input error rather than N copies of the whole run.
+// What runs distributed so far (issue 14): `directions:` runs and gray `angular:` runs on the CPU.
+// Anything else under mpirun is an input error rather than N copies of the whole run.
 void require_distributable(const io::CaseSpec& cs, int ranks) {
   std::string why;
   if (cs.solver.monte_carlo()) why = "solver.method: montecarlo";
-  else if (cs.angular) why = "an angular run (angular:)";
   else if (cs.solver.backend != "cpu") why = "solver.backend: " + cs.solver.backend;
   else if (cs.solver.positivity) why = "solver.positivity";
+  else if (cs.angular && cs.model) why = "a nongray gas model (model:)";
+  else if (cs.angular && !cs.collimated.empty()) why = "collimated irradiation (collimated:)";
+  else if (cs.angular && cs.output.final_gather_rays > 0) why = "output.final_gather";
   if (!why.empty())
-    throw InputError(fmt::format("{}: run on {} MPI processes, but {} does not run distributed yet (so far: directions runs on the "
-                                 "CPU, docs/parallel.md); run it on one process (without mpirun)",
+    throw InputError(fmt::format("{}: run on {} MPI processes, but {} does not run distributed yet (so far: directions runs and gray "
+                                 "angular runs on the CPU, docs/parallel.md); run it on one process (without mpirun)",
                                  cs.file.string(), ranks, why));
 }
 
@@ -1238,7 +1241,7 @@ static nlohmann::json run_case_unguarded(const RunOptions& opt) {
     if (rank == 0) s.disc = transport::make_discretization(s.mesh, s.cs.order);
     s.log(fmt::format("  {} ranks, partitioner {}: rank 0 owns {} of {} elements (+ {} ghosts)", ranks, d.partitioner, d.local.num_owned,
                       d.local.global_elements, d.local.num_ghosts()));
-    return run_directions(s, opt, &d);
+    return s.cs.angular ? run_angular(s, opt, &d) : run_directions(s, opt, &d);
   }
   s.disc = transport::make_discretization(s.mesh, s.cs.order);
   if (s.cs.solver.monte_carlo()) return run_montecarlo(s, opt);

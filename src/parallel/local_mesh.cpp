@@ -69,6 +69,14 @@ LocalMesh build_local_mesh(const mesh::TetMesh& g, const Partition& p, int rank)
   return out;
 }
 
+mesh::TetMesh without_ghost_walls(const LocalMesh& local) {
+  mesh::TetMesh m = local.mesh;
+  for (std::size_t e = local.num_owned; e < m.tets.size(); ++e)
+    for (std::size_t f = 0; f < 4; ++f)
+      if (m.neighbour[e][f] < 0) m.boundary_group[e][f] = kPartitionFace;
+  return m;
+}
+
 namespace {
 
 // A flat byte buffer for sending a LocalMesh (trivially copyable arrays and strings).

@@ -29,6 +29,11 @@ struct LocalMesh {
 // and the partition, which is what the tests check).
 LocalMesh build_local_mesh(const mesh::TetMesh& global, const Partition& partition, int rank);
 
+// The local mesh as a solver that solves only the owned elements needs it: the ghosts' wall faces
+// become partition faces, so that every wall face (its reflection state, its fluxes) belongs to
+// exactly one rank, the owner of its element.
+mesh::TetMesh without_ghost_walls(const LocalMesh& local);
+
 // Reads once, distributes: rank 0 passes the global mesh (the others pass nullptr), partitions it
 // and sends every rank its local mesh; each rank returns its own. Collective on comm.
 LocalMesh distribute_mesh(MPI_Comm comm, const mesh::TetMesh* global_on_root, const std::string& partitioner = "auto",

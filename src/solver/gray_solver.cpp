@@ -3,6 +3,9 @@
 #include "backend/cpu_transport.hpp"
 #include "common/error.hpp"
 #include "common/parallel.hpp"
+#include "parallel/boundary_exchange.hpp"
+#include "parallel/distributed_transport.hpp"
+#include "parallel/ghost_exchange.hpp"
 #include "transport/krylov_solver.hpp"
 #include "transport/petsc_arrays.hpp"
 #include "transport/sweep.hpp"
@@ -40,10 +43,10 @@ device::DevicePreconditioner device_preconditioner(io::Preconditioner p) {
 }
 
 std::vector<transport::SweepPlan> plan_sweeps(const transport::Discretization& disc, const problem::Walls& walls,
-                                             const angular::Quadrature& quad) {
+                                             const angular::Quadrature& quad, std::size_t solved) {
   std::vector<transport::SweepPlan> plans(quad.size());
   parallel_for(static_cast<long>(quad.size()), 2, [&](long m) {
-    plans[static_cast<std::size_t>(m)] = transport::plan_sweep(disc, walls.streaming(static_cast<int>(m)));
+    plans[static_cast<std::size_t>(m)] = transport::plan_sweep(disc, walls.streaming(static_cast<int>(m)), solved);
   }, 1);
   return plans;
 }
@@ -57,6 +60,39 @@ void check(PetscErrorCode ierr, const char* what) {
   if (ierr) throw SolverError(fmt::format("PETSc error {} in {} (outer solve)", static_cast<int>(ierr), what));
 }
 
+// Sum (op MPI_SUM) or maximum (MPI_MAX) of values over the ranks of a distributed solve; nothing on
+// one process.
+void reduce(bool distributed, double* values, int count, MPI_Op op) {
+  if (distributed) MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, op, PETSC_COMM_WORLD);
+}
+
+// The reflection groups of all ranks merged: ordinates a mirror couples on any rank share a group
+// on every rank, so every rank solves the same ordinates in the same order (inner Bi-CGSTAB is one
+// global solve per ordinate). A coarser group is always valid: its Gauss-Seidel passes just span
+// more ordinates. Labels (the smallest ordinate of a group) are merged until no rank changes one.
+std::vector<std::vector<int>> merged_reflection_groups(const std::vector<std::vector<int>>& local, std::size_t M) {
+  std::vector<int> label(M);
+  for (std::size_t m = 0; m < M; ++m) label[m] = static_cast<int>(m);
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (const auto& g : local) {
+      int low = label[static_cast<std::size_t>(g.front())];
+      for (int m : g) low = std::min(low, label[static_cast<std::size_t>(m)]);
+      for (int m : g) changed |= std::exchange(label[static_cast<std::size_t>(m)], low) != low;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, label.data(), static_cast<int>(M), MPI_INT, MPI_MIN, PETSC_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPI_INT, MPI_LOR, PETSC_COMM_WORLD);
+  }
+  std::vector<std::vector<int>> groups;
+  std::vector<int> group_of(M, -1);
+  for (std::size_t m = 0; m < M; ++m) {
+    int& g = group_of[static_cast<std::size_t>(label[m])];
+    if (g < 0) g = static_cast<int>(groups.size()), groups.emplace_back();
+    groups[static_cast<std::size_t>(g)].push_back(static_cast<int>(m));
+  }
+  return groups;
+}
+
 struct Outputs {
   std::vector<double> G, qx, qy, qz, q_in, q_out;
   std::vector<std::vector<double>> intensities;
@@ -68,18 +104,20 @@ class TransportSweep {
  public:
   TransportSweep(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
                  const problem::Walls& walls, const GrayOptions& opt, GrayResult& report, const Collimated* beams)
-      : disc_(disc), quad_(quad), medium_(medium), walls_(walls), opt_(opt), report_(report), beams_(beams) {
+      : disc_(disc), quad_(quad), medium_(medium), walls_(walls), opt_(opt), report_(report), beams_(beams),
+        solved_(disc.num_elements()), groups_(&walls.reflection_groups()) {
     const std::size_t n = disc.num_dofs();
     emission_.resize(n);
     for (std::size_t i = 0; i < n; ++i) emission_[i] = medium.kappa[i] * medium.blackbody_intensity[i];
     const std::size_t M = quad.size();
+    if (opt.local_mesh) set_up_distributed(*opt.local_mesh);
     if (uses_sweep_plans(opt)) {
       if (opt.plans) {
         if (opt.plans->size() != M) throw std::logic_error("GrayOptions::plans: one sweep plan per ordinate");
         plans_ = opt.plans;
       } else {
         const auto t0 = Clock::now();
-        own_plans_ = plan_sweeps(disc, walls, quad);
+        own_plans_ = plan_sweeps(disc, walls, quad, solved_);
         report.plan_seconds = seconds_since(t0);
         plans_ = &own_plans_;
       }
@@ -88,6 +126,7 @@ class TransportSweep {
         report.max_levels = std::max(report.max_levels, static_cast<int>(p.num_levels()));
         report.total_cycles += p.cycles;
         report.lagged_fraction.push_back(p.lagged_fraction);
+        report.partition_faces += p.partition_faces;
       }
     }
     if (opt.device) {
@@ -116,7 +155,12 @@ class TransportSweep {
     kept_.assign(opt.keep_intensities ? M : 0, {});
   }
 
-  std::size_t size() const { return disc_.num_dofs() * rank() + walls_.state_size(); }
+  // Moments of the solved nodes, the walls' reflection state, and (distributed sweeps) the inflow of
+  // the partition faces: the ghosts' values of every ordinate.
+  std::size_t size() const { return solved_dofs() * rank() + walls_.state_size() + ghost_size(); }
+  std::size_t solved_dofs() const { return solved_ * static_cast<std::size_t>(disc_.num_nodes()); }
+  std::size_t ghost_size() const { return boundary_ ? boundary_->ghost_values() : 0; }
+  bool distributed() const { return opt_.local_mesh != nullptr; }
   std::size_t rank() const { return static_cast<std::size_t>(medium_.scattering_rank); }
 
   void apply(std::span<const double> x, bool with_sources, std::span<double> x_out, Outputs* out) {
@@ -127,13 +171,15 @@ class TransportSweep {
       ++report_.transport_sweeps;
       return;
     }
-    const auto phi = x.subspan(0, n * r);
-    const auto state = x.subspan(n * r);
-    auto phi_out = x_out.subspan(0, n * r);
-    auto state_out = x_out.subspan(n * r);
+    const std::size_t nm = solved_dofs() * r, ns = walls_.state_size();
+    const auto phi = x.subspan(0, nm);
+    const auto state = x.subspan(nm, ns);
+    const auto ghosts_in = x.subspan(nm + ns);
+    auto phi_out = x_out.subspan(0, nm);
+    auto state_out = x_out.subspan(nm, ns);
     clear_outputs(out);
     auto& specular = specular_state(with_sources);
-    const auto& groups = walls_.reflection_groups();
+    const auto& groups = *groups_;
     for (std::size_t g0 = 0; g0 < groups.size();) {
       const std::size_t g1 = batch_end(g0);
       std::vector<int> members;
@@ -149,7 +195,7 @@ class TransportSweep {
       // Groups in parallel with sweeps (PETSc's Bi-CGSTAB runs one ordinate at a time).
       parallel_for(ng, opt_.inner == io::InnerMethod::sweep && !opt_.threads_over_levels ? 2 : ng + 1, [&](long gi) {
         const auto gu = static_cast<std::size_t>(gi);
-        counts[gu] = solve_group(members, slot_of_group[gu], slot_of_group[gu + 1], phi, state, with_sources, specular);
+        counts[gu] = solve_group(members, slot_of_group[gu], slot_of_group[gu + 1], phi, state, ghosts_in, with_sources, specular);
       }, 1);
       for (const auto& [p, gp] : counts) {
         report_.inner_iterations += p;
@@ -163,6 +209,11 @@ class TransportSweep {
       if (out && opt_.keep_intensities)
         for (std::size_t k = 0; k < members.size(); ++k) kept_[static_cast<std::size_t>(members[k])] = slots_[k].u;
       g0 = g1;
+    }
+    // Every rank's boundary elements, all ordinates, to their ghost copies: the next sweep's inflow.
+    if (boundary_) {
+      boundary_->update(sent_, x_out.subspan(nm + ns));
+      ++report_.ghost_exchanges;
     }
     if (out && opt_.keep_intensities) out->intensities = std::move(kept_);
     kept_.assign(opt_.keep_intensities ? quad_.size() : 0, {});
@@ -185,9 +236,11 @@ class TransportSweep {
   // them: block Gauss-Seidel over the group until the traces they exchange stop changing. Returns
   // (inner iterations, group passes).
   std::pair<long, long> solve_group(const std::vector<int>& members, std::size_t k0, std::size_t k1, std::span<const double> phi,
-                                    std::span<const double> state, bool with_sources, std::vector<double>& specular) {
+                                    std::span<const double> state, std::span<const double> ghosts_in, bool with_sources,
+                                    std::vector<double>& specular) {
     for (std::size_t k = k0; k < k1; ++k) build_base(members[k], phi, with_sources, slots_[k].base);
-    const bool coupled = k1 - k0 > 1 && walls_.specular_size() > 0;
+    // Global inner solves (nodes_) pass in step on every rank: the same test everywhere.
+    const bool coupled = k1 - k0 > 1 && (nodes_ ? any_specular_ : walls_.specular_size() > 0);
     const std::span<const double> extra = beams_ ? std::span<const double>(beams_->diffuse_irradiation) : std::span<const double>();
     long inner = 0;
     constexpr int kMaxPasses = 20000;
@@ -201,10 +254,17 @@ class TransportSweep {
         std::copy(sl.base.begin(), sl.base.end(), sl.rhs.begin());
         walls_.lift(v, sl.g, sl.rhs);
         std::fill(sl.u.begin(), sl.u.end(), 0.0);
+        if (boundary_) load_ghosts(m, ghosts_in, sl.u);
         inner += solve_one(m, sl.rhs, sl.u);
+        if (boundary_) store_sent(m, sl.u);
         const auto [c, a] = walls_.record_specular(m, sl.u, specular);
         change = std::max(change, c);
         magnitude = std::max(magnitude, a);
+      }
+      if (nodes_ && coupled) {
+        double cm[2] = {change, magnitude};
+        reduce(true, cm, 2, MPI_MAX);
+        change = cm[0], magnitude = cm[1];
       }
       if (!coupled || change <= std::max(opt_.inner_rtol, 1e-13) * magnitude) return {inner, pass};
     }
@@ -217,7 +277,7 @@ class TransportSweep {
   // The end of the batch starting at reflection group g0: whole groups, about batch_ ordinates
   // (at least one group, however large).
   std::size_t batch_end(std::size_t g0) const {
-    const auto& groups = walls_.reflection_groups();
+    const auto& groups = *groups_;
     std::size_t g1 = g0, count = 0;
     while (g1 < groups.size() && (count == 0 || count + groups[g1].size() <= batch_)) count += groups[g1++].size();
     return g1;
@@ -291,7 +351,7 @@ class TransportSweep {
     clear_outputs(out);
     auto& specular = specular_state(with_sources);
     dev.begin_transport_sweep(x.subspan(0, n * r), out != nullptr);
-    const auto& groups = walls_.reflection_groups();
+    const auto& groups = *groups_;
     for (std::size_t g0 = 0; g0 < groups.size();) {
       const std::size_t g1 = batch_end(g0);
       std::vector<int> members;
@@ -457,7 +517,7 @@ class TransportSweep {
 
   // rhs = fixed sources (with_sources) + scattering of the moments.
   void build_base(int m, std::span<const double> phi, bool with_sources, std::vector<double>& rhs) const {
-    const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), K = disc_.num_elements(), r = rank();
+    const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), K = solved_, r = rank();
     const auto mu = static_cast<std::size_t>(m);
     if (with_sources) build_fixed(m, rhs);
     else std::fill(rhs.begin(), rhs.end(), 0.0);
@@ -498,13 +558,62 @@ class TransportSweep {
     ko.max_iterations = opt_.inner_max_iterations;
     ko.precondition = opt_.preconditioner != io::Preconditioner::none;
     ko.label = fmt::format("ordinate {} ({:.5g}, {:.5g}, {:.5g})", m, v[0], v[1], v[2]);
+    auto solve = [&](backend::TransportBackend& local) {
+      if (!nodes_) {
+        local.set_direction(v, medium_.sigma_t, blocks);
+        return transport::solve_bicgstab(local, rhs, u, ko).iterations;
+      }
+      // One global solve over the owned unknowns (block Jacobi across ranks with the sweep).
+      const std::size_t owned = solved_dofs();
+      parallel::DistributedTransport global(local, *nodes_, owned);
+      global.set_direction(v, medium_.sigma_t, blocks);
+      const int its = transport::solve_bicgstab(global, std::span(rhs).first(owned), std::span(u).first(owned), ko).iterations;
+      report_.ghost_exchanges += static_cast<long>(global.exchanges());
+      return its;
+    };
     if (opt_.preconditioner == io::Preconditioner::sweep) {
       transport::SweepPreconditioned op(*cpu_, disc_, (*plans_)[static_cast<std::size_t>(m)], medium_.sigma_t);
-      op.set_direction(v, medium_.sigma_t, blocks);
-      return transport::solve_bicgstab(op, rhs, u, ko).iterations;
+      return solve(op);
     }
-    cpu_->set_direction(v, medium_.sigma_t, blocks);
-    return transport::solve_bicgstab(*cpu_, rhs, u, ko).iterations;
+    return solve(*cpu_);
+  }
+
+  // ---- A distributed mesh (GrayOptions::local_mesh) ------------------------------------------------
+  void set_up_distributed(const parallel::LocalMesh& local) {
+    if (local.mesh.tets.size() != disc_.num_elements())
+      throw std::logic_error("GrayOptions::local_mesh: the discretisation is not that of the local mesh");
+    if (opt_.device) throw InputError("solver.backend: opencl does not run distributed yet; use solver.backend: cpu under mpirun");
+    solved_ = local.num_owned;
+    const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), M = quad_.size();
+    if (opt_.inner == io::InnerMethod::sweep) {
+      boundary_ = std::make_unique<parallel::BoundaryExchange>(PETSC_COMM_WORLD, local, M * np);
+      sent_.assign(boundary_->sent_elements().size() * M * np, 0.0);
+      report_.partition_unknowns = boundary_->ghost_values();
+    } else {
+      nodes_ = std::make_unique<parallel::GhostExchange>(PETSC_COMM_WORLD, local, static_cast<int>(np));
+    }
+    merged_groups_ = merged_reflection_groups(walls_.reflection_groups(), M);
+    groups_ = &merged_groups_;
+    int specular = walls_.specular_size() > 0;
+    MPI_Allreduce(MPI_IN_PLACE, &specular, 1, MPI_INT, MPI_LOR, PETSC_COMM_WORLD);
+    any_specular_ = specular != 0;
+  }
+
+  // Ordinate m's inflow through the partition faces: its ghost values from the outer vector (laid
+  // out ghost by ghost, ordinate by ordinate, node by node), into u's ghost block.
+  void load_ghosts(int m, std::span<const double> ghosts_in, std::span<double> u) const {
+    const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), stride = quad_.size() * np;
+    const std::size_t ghosts = disc_.num_elements() - solved_, offset = static_cast<std::size_t>(m) * np;
+    for (std::size_t g = 0; g < ghosts; ++g)
+      std::copy_n(ghosts_in.begin() + static_cast<long>(g * stride + offset), np, u.begin() + static_cast<long>((solved_ + g) * np));
+  }
+
+  // Ordinate m's solution on the elements other ranks hold as ghosts, for the exchange.
+  void store_sent(int m, std::span<const double> u) {
+    const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), stride = quad_.size() * np;
+    const auto& sent = boundary_->sent_elements();
+    for (std::size_t i = 0; i < sent.size(); ++i)
+      std::copy_n(u.begin() + static_cast<long>(sent[i] * np), np, sent_.begin() + static_cast<long>(i * stride + static_cast<std::size_t>(m) * np));
   }
 
   // Moments of a batch: new scattering moments, and G, q for the outputs. Parallel over nodes,
@@ -512,7 +621,7 @@ class TransportSweep {
   void accumulate(const std::vector<int>& members, std::span<double> phi_out, Outputs* out) const {
     const std::size_t bsz = members.size();
     const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), r = rank();
-    const auto K = static_cast<std::ptrdiff_t>(disc_.num_elements());
+    const auto K = static_cast<std::ptrdiff_t>(solved_);
 #pragma omp parallel for schedule(static)
     for (std::ptrdiff_t ei = 0; ei < K; ++ei) {
       const auto e = static_cast<std::size_t>(ei);
@@ -559,18 +668,19 @@ class TransportSweep {
   const std::vector<transport::SweepPlan>* plans_ = nullptr;  // own_plans_ or GrayOptions::plans
   std::unique_ptr<backend::CpuTransport> cpu_;
   std::size_t batch_ = 1;
+  std::size_t solved_;  // elements solved: all, or a rank's owned ones
+  const std::vector<std::vector<int>>* groups_;  // the walls' reflection groups, or merged_groups_
+  std::vector<std::vector<int>> merged_groups_;
+  std::unique_ptr<parallel::BoundaryExchange> boundary_;  // distributed sweeps
+  std::vector<double> sent_;                              // its sent values: boundary elements x ordinates x nodes
+  std::unique_ptr<parallel::GhostExchange> nodes_;        // distributed Bi-CGSTAB
+  bool any_specular_ = false;
 };
 
 double max_abs(std::span<const double> v) {
   double m = 0;
   for (double x : v) m = std::max(m, std::abs(x));
   return m;
-}
-
-double norm2(std::span<const double> v) {
-  double s = 0;
-  for (double x : v) s += x * x;
-  return std::sqrt(s);
 }
 
 // PETSc Krylov solve of (I - T0) x = b with a shell matrix.
@@ -667,11 +777,15 @@ GrayResult solve_gray(const transport::Discretization& disc, const angular::Quad
   if (opt.positivity && opt.inner != io::InnerMethod::sweep)
     throw InputError("solver.positivity: the positivity limiter works inside sweeps; use solver.inner: sweep");
   TransportSweep sweep(disc, quad, medium, walls, opt, res, beams);
+  const bool distributed = sweep.distributed();
   const std::size_t nx = sweep.size();
-  res.coupling_unknowns = nx;
+  double sizes[2] = {static_cast<double>(nx), static_cast<double>(res.partition_unknowns)};
+  reduce(distributed, sizes, 2, MPI_SUM);  // the global outer vector, and the branch every rank takes
+  res.coupling_unknowns = static_cast<std::size_t>(sizes[0]);
+  res.partition_unknowns = static_cast<std::size_t>(sizes[1]);
   std::vector<double> x(nx, 0.0), x_new(nx, 0.0);
   Outputs out;
-  if (nx == 0) {
+  if (res.coupling_unknowns == 0) {
     res.outer_method = "none (no scattering, no diffusely reflecting walls: one transport sweep, specular reflections converged inside it)";
     res.stopping_rule = "exact after one sweep";
     sweep.apply(x, true, x_new, &out);
@@ -684,10 +798,10 @@ GrayResult solve_gray(const transport::Discretization& disc, const angular::Quad
     res.converged = false;
     for (int it = 1; it <= opt.max_outer; ++it) {
       sweep.apply(x, true, x_new, &out);
-      double change = 0;
-      for (std::size_t i = 0; i < G_old.size(); ++i) change = std::max(change, std::abs(out.G[i] - G_old[i]));
-      const double scale = std::max(max_abs(out.G), 1e-300);
-      change /= scale;
+      double change_scale[2] = {0, max_abs(out.G)};
+      for (std::size_t i = 0; i < G_old.size(); ++i) change_scale[0] = std::max(change_scale[0], std::abs(out.G[i] - G_old[i]));
+      reduce(distributed, change_scale, 2, MPI_MAX);
+      const double change = change_scale[0] / std::max(change_scale[1], 1e-300);
       const double rho = it >= 2 && change_old > 0 ? std::min(change / change_old, 0.999999) : 0.0;
       const double estimate = it >= 2 ? change * std::max(rho / (1 - rho), 1.0) : change;
       res.history.push_back(estimate);
@@ -712,11 +826,21 @@ GrayResult solve_gray(const transport::Discretization& disc, const angular::Quad
     res.stopping_rule = "||(I - T0) x - T(0)||_2 <= tol ||T(0)||_2 on the coupling unknowns (scattering moments, wall reflection state)";
     krylov_outer(sweep, opt, x, res);
     sweep.apply(x, true, x_new, &out);
-    std::vector<double> d(nx);
-    for (std::size_t i = 0; i < nx; ++i) d[i] = x_new[i] - x[i];
-    res.outer_residual = norm2(d) / std::max(norm2(x_new), 1e-300);
+    double squares[2] = {0, 0};
+    for (std::size_t i = 0; i < nx; ++i) squares[0] += (x_new[i] - x[i]) * (x_new[i] - x[i]), squares[1] += x_new[i] * x_new[i];
+    reduce(distributed, squares, 2, MPI_SUM);
+    res.outer_residual = std::sqrt(squares[0]) / std::max(std::sqrt(squares[1]), 1e-300);
   }
   res.limited_elements = sweep.limited();
+  // Over the ranks: inner iterations and group passes, the largest (every rank solves every
+  // ordinate: a global Bi-CGSTAB counts the same iterations on each); limited elements and
+  // partition faces, the sum. The outer counts are global already.
+  double most[2] = {static_cast<double>(res.inner_iterations), static_cast<double>(res.specular_passes)};
+  double sums[2] = {static_cast<double>(res.limited_elements), static_cast<double>(res.partition_faces)};
+  reduce(distributed, most, 2, MPI_MAX);
+  reduce(distributed, sums, 2, MPI_SUM);
+  res.inner_iterations = static_cast<long>(most[0]), res.specular_passes = static_cast<long>(most[1]);
+  res.limited_elements = static_cast<long>(sums[0]), res.partition_faces = static_cast<std::size_t>(sums[1]);
   res.G = std::move(out.G);
   res.qx = std::move(out.qx);
   res.qy = std::move(out.qy);

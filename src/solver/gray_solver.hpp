@@ -8,6 +8,7 @@
 //   Krylov (GMRES or Bi-CGSTAB, PETSc): (I - T0) x = T(0), T0 = T without sources.
 #include "device/device_transport.hpp"
 #include "io/case_file.hpp"
+#include "parallel/local_mesh.hpp"
 #include "problem/problem.hpp"
 #include "solver/collimated.hpp"
 #include "transport/discretization.hpp"
@@ -42,6 +43,15 @@ struct GrayOptions {
   // Its data must hold one direction and plan per ordinate (plans only when uses_sweep_plans).
   // Null: the CPU path.
   device::DeviceTransport* device = nullptr;
+  // A distributed mesh (mpirun, docs/parallel.md): this rank's piece. The discretisation, medium
+  // and walls are those of parallel::without_ghost_walls(*local_mesh); only the owned elements are
+  // solved, and the outer iteration runs over PETSC_COMM_WORLD (every rank calls solve_gray).
+  //   inner sweep: block Jacobi across ranks, converged by the outer iteration: the inflow through
+  //     the partition faces (the ghosts' values, per ordinate) joins the coupling unknowns, and one
+  //     exchange per transport sweep sends every rank's boundary elements to their ghost copies;
+  //   inner Bi-CGSTAB: each ordinate is one global solve (one ghost exchange per operator apply).
+  // Null: one process.
+  const parallel::LocalMesh* local_mesh = nullptr;
 };
 
 struct GrayResult {
@@ -54,7 +64,7 @@ struct GrayResult {
   // Report.
   std::string outer_method, inner_method, stopping_rule;
   int outer_iterations = 0, transport_sweeps = 0;
-  long inner_iterations = 0;  // sweep passes or Bi-CGSTAB iterations, all ordinates and sweeps
+  long inner_iterations = 0;  // sweep passes or Bi-CGSTAB iterations, all ordinates and sweeps (distributed: the most of a rank)
   long specular_passes = 0;
   long limited_elements = 0;  // element solves changed by the positivity limiter, all sweeps   // Gauss-Seidel passes over reflection groups (1 per group without mirrors)
   bool converged = true;
@@ -65,6 +75,10 @@ struct GrayResult {
   std::size_t plan_bytes = 0, field_bytes = 0;
   int max_levels = 0, total_cycles = 0;
   std::vector<double> lagged_fraction;  // per ordinate (sweeps)
+  // Distributed runs (summed over the ranks; 0 on one process): partition faces crossed by the
+  // sweeps, over all ordinates, and the unknowns of the partition-face inflow in the outer vector.
+  std::size_t partition_faces = 0, partition_unknowns = 0;
+  long ghost_exchanges = 0;  // exchanges a rank made (one per transport sweep, or one per inner operator apply)
 };
 
 // The element blocks a Bi-CGSTAB preconditioner needs from the backend (none for none and sweep).
@@ -79,9 +93,10 @@ inline bool uses_sweep_plans(const GrayOptions& o) {
 // The device's name for the case's preconditioner.
 device::DevicePreconditioner device_preconditioner(io::Preconditioner p);
 
-// The sweep plans of every ordinate of `quad` (walls.streaming(m)), made in parallel.
+// The sweep plans of every ordinate of `quad` (walls.streaming(m)), made in parallel; solved: the
+// elements [0, solved) a plan orders (a rank's owned elements), as transport::plan_sweep.
 std::vector<transport::SweepPlan> plan_sweeps(const transport::Discretization& disc, const problem::Walls& walls,
-                                             const angular::Quadrature& quad);
+                                             const angular::Quadrature& quad, std::size_t solved = static_cast<std::size_t>(-1));
 
 GrayResult solve_gray(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
                       const problem::Walls& walls, const GrayOptions& options, const Collimated* beams = nullptr);

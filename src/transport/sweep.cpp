@@ -394,7 +394,10 @@ SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, std::
                         const PassCoupling* coupling) {
   SweepResult res;
   if (plan.lagged == 0 && !coupling) {
-    res.limited = sweep_pass(disc, plan, sigma_t, rhs, u, {}, positivity);
+    // Partition faces alone read the ghost block of u (the angular solve's inflow from other ranks):
+    // the pass never writes a ghost, so reading u there is no aliasing.
+    res.limited = sweep_pass(disc, plan, sigma_t, rhs, u, plan.partition_faces ? std::span<const double>(u) : std::span<const double>(),
+                             positivity);
     return res;
   }
   // Passes, lagged faces reading the previous pass (a separate array: the same linear map whatever

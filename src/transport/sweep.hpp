@@ -53,7 +53,8 @@ struct SweepResult {
 // Solves L u = rhs for direction s (rhs already holds the boundary inflow lift): one pass if the
 // plan has no lagged faces; otherwise passes until the max change of u relative to max|u| is
 // below tol (lagged faces read the previous pass; u is the initial guess). sigma_t: nodal
-// extinction coefficient.
+// extinction coefficient. A plan over a rank's owned elements reads the inflow of its partition
+// faces from u's ghost block (set by the caller; never written here).
 //
 // positivity: where an element's solution has a negative nodal value, it is blended with the
 // element's first-order upwind solution (the constant u0 >= 0 with the same element balance:

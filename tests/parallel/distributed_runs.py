@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """`mpirun -np N dgrte run` on the manufactured cases (validation/mms: black walls with a volume source,
 and inflow walls with two directions) gives the 1-process answer on 2 and 3 processes: the same
-error norms and probe values to the solver tolerance; and a case that does not run distributed
-yet stops every rank with exit code 1 and one message, never a hang.
+error norms and probe values to the solver tolerance; so does an angular case with anisotropic
+scattering and diffusely and specularly reflecting walls, with every outer and inner solver, and
+its energy balance holds; a case that does not run distributed yet stops every rank with exit
+code 1 and one message, never a hang.
 
   distributed_runs.py --dgrte build/src/app/dgrte
 """
@@ -31,6 +33,73 @@ def run(dgrte, case, out, ranks, timeout=300):
 def probe(path):
     rows = [line.split(",") for line in path.read_text().splitlines() if line and not line.startswith("#")]
     return [[float(v) for v in r] for r in rows[1:]]
+
+
+# Anisotropic scattering (albedo 0.75, Henyey-Greenstein g = 0.5) in a cube with a hot black wall,
+# a partly specular mirror, a gray wall reflecting half diffusely and half specularly, and gray walls.
+SCATTERING = f"""
+mesh: {{geo: {REPO}/validation/isothermal_cube/cube.geo, size: 0.3}}
+order: 2
+angular: {{quadrature: tn, order: 2}}
+media:
+  "*": {{kappa: "0.5", Ib: "1 + x", scattering: "1.5", phase_function: {{type: henyey-greenstein, g: 0.5}}}}
+boundaries:
+  xmin: {{type: black, temperature: 600}}
+  xmax: {{type: specular, reflectivity: 0.8}}
+  ymin: {{type: gray, emissivity: 0.3, specular_fraction: 0.5, temperature: 400}}
+  "*": {{type: gray, emissivity: 0.6, temperature: 300}}
+solver: {{outer: gmres, outer_tolerance: 1.0e-10, inner: sweep}}
+output:
+  vtk: false
+  probes:
+    - {{name: axis, from: [0, 0.5, 0.5], to: [1, 0.5, 0.5], points: 11}}
+    - {{name: wall, from: [0, 0.2, 0], to: [0, 0.2, 1], points: 11, wall: xmin}}
+"""
+
+
+def scattering_cases(dgrte, tmp, failures):
+    """The scattering case with reflecting walls: every outer and inner solver on 1, 2 and 3 ranks
+    gives the one-process probes and energy balance to the outer tolerance (1e-10)."""
+    variants = [("GMRES, sweeps", {}), ("GMRES, Bi-CGSTAB", {"inner": "bicgstab"}),
+                ("GMRES, sweep-preconditioned Bi-CGSTAB", {"inner": "bicgstab", "preconditioner": "sweep"}),
+                ("source iteration, sweeps", {"outer": "source-iteration"})]
+    for name, solver in variants:
+        case = yaml.safe_load(SCATTERING)
+        case["solver"].update(solver)
+        f = tmp / ("scattering_" + name.replace(" ", "_").replace(",", "") + ".yaml")
+        f.write_text(yaml.safe_dump(case))
+        results = {}
+        for ranks in [1, 2, 3]:
+            out = tmp / f"{f.stem}_{ranks}"
+            p = run(dgrte, f, out, ranks)
+            if p.returncode != 0:
+                failures.append(f"scattering, {name}, on {ranks} ranks exited {p.returncode}:\n{p.stdout}{p.stderr}")
+                continue
+            s = json.loads((out / "summary.json").read_text())
+            results[ranks] = (s, probe(out / "probes" / "axis.csv"), probe(out / "probes" / "wall.csv"))
+            e = s["energy_balance"]
+            print(f"scattering, {name}, {ranks} ranks: outer iterations {s['solver']['outer_iterations']}, inner "
+                  f"{s['solver']['inner_iterations']}, integral div q {e['volume_W']:.10f} W, walls {e['walls_W']:.10f} W, "
+                  f"imbalance {e['relative_imbalance']:.2e}, partition faces {s.get('parallel', {}).get('partition_faces', 0)}")
+            if abs(e["relative_imbalance"]) > 1e-8:
+                failures.append(f"scattering, {name}, {ranks} ranks: energy imbalance {e['relative_imbalance']:.3e}")
+        if 1 not in results:
+            continue
+        ref, ref_axis, ref_wall = results[1]
+        for ranks in [2, 3]:
+            if ranks not in results:
+                continue
+            s, axis, wall = results[ranks]
+            if s.get("ranks") != ranks or s.get("parallel", {}).get("ranks") != ranks:
+                failures.append(f"scattering, {name}: summary.json of {ranks} ranks says ranks = {s.get('ranks')}")
+            for label, a, b in [("axis", axis, ref_axis), ("wall", wall, ref_wall)]:
+                scale = max(abs(v) for row in b for v in row[4:])
+                diff = max(abs(x - y) for ra, rb in zip(a, b) for x, y in zip(ra[4:], rb[4:]))
+                if diff > 1e-8 * scale:
+                    failures.append(f"scattering, {name}: {label} probe on {ranks} ranks differs by {diff:.3e} (scale {scale:.3e})")
+            rel = abs(s["energy_balance"]["volume_W"] - ref["energy_balance"]["volume_W"]) / abs(ref["energy_balance"]["volume_W"])
+            if rel > 1e-8:
+                failures.append(f"scattering, {name}: integral div q on {ranks} ranks differs by {rel:.3e}")
 
 
 def main():
@@ -79,11 +148,15 @@ def main():
                 diff = max(abs(a - b) for ra, rb in zip(pr, ref_probe) for a, b in zip(ra[4:], rb[4:]))
                 if diff > 1e-8 * scale:
                     failures.append(f"{name}: probe values on {ranks} ranks differ by {diff:.3e} (scale {scale:.3e})")
+        scattering_cases(args.dgrte, tmp, failures)
         # Not distributed yet: exit 1 with the message, no hang.
-        furnace = REPO / "docs" / "examples" / "furnace.yaml"
-        p = run(args.dgrte, furnace, tmp / "furnace", 2, timeout=120)
+        case = yaml.safe_load(SCATTERING)
+        case["solver"] = {"method": "montecarlo"}
+        f = tmp / "montecarlo.yaml"
+        f.write_text(yaml.safe_dump(case))
+        p = run(args.dgrte, f, tmp / "montecarlo", 2, timeout=120)
         if p.returncode != 1 or "does not run distributed yet" not in p.stdout + p.stderr:
-            failures.append(f"an angular case on 2 ranks: exit {p.returncode}, output:\n{p.stdout}{p.stderr}")
+            failures.append(f"a Monte Carlo case on 2 ranks: exit {p.returncode}, output:\n{p.stdout}{p.stderr}")
     for f in failures:
         print("FAIL:", f)
     print("all distributed checks passed" if not failures else f"{len(failures)} failures")

@@ -1,0 +1,36 @@
+#pragma once
+// What a run under mpirun shares between its kinds (docs/parallel.md): this rank's piece of the
+// mesh, the gathers that bring the owned results to rank 0 (which writes every output, as a
+// one-process run does), and the "parallel" record of summary.json.
+#include "parallel/local_mesh.hpp"
+#include "problem/problem.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace dgrte::app {
+
+struct Distributed {
+  parallel::LocalMesh local;
+  std::string partitioner;
+  int rank = 0, ranks = 1;
+};
+
+// The owned values of every rank (elements x np each) in the global element order, on rank 0
+// (empty elsewhere). Collective.
+std::vector<double> gather_to_root(const Distributed& d, std::size_t np, std::span<const double> owned);
+
+// Per-face-node wall values of every rank (its walls: those of its owned elements, in its Walls
+// order) in the order of the global walls `global` (rank 0; null elsewhere), on rank 0. Collective.
+std::vector<double> gather_wall_values(const Distributed& d, const problem::Walls& local_walls, std::span<const double> values,
+                                       const problem::Walls* global);
+
+// "parallel" of summary.json: `record` plus the ranks, the partitioner, per rank its owned and ghost
+// elements, setup and solve seconds, and the element and solve-time imbalance (max / mean). Collective;
+// meaningful on rank 0.
+nlohmann::json parallel_record(const Distributed& d, double setup_seconds, double solve_seconds, nlohmann::json record);
+
+}  // namespace dgrte::app
