@@ -3,6 +3,7 @@
 // build_local_mesh gives, and one ghost exchange fills every ghost with its owner's values.
 #include "common/error.hpp"
 #include "mesh/tet_mesh.hpp"
+#include "parallel/boundary_exchange.hpp"
 #include "parallel/ghost_exchange.hpp"
 
 #include <gtest/gtest.h>
@@ -59,6 +60,65 @@ TEST(Distributed, GhostExchangeFillsGhostsFromTheirOwners) {
   for (std::size_t i = 0; i < l.global_element.size(); ++i)
     for (int k = 0; k < kValues; ++k)
       ASSERT_EQ(field[i * kValues + static_cast<std::size_t>(k)], value(l.global_element[i], k)) << "local element " << i << " value " << k;
+}
+
+TEST(Distributed, BoundaryExchangeSendsOnlyBoundaryElementsToTheirGhosts) {
+  const auto l = distributed_box();
+  constexpr std::size_t kValues = 3 * 10;  // e.g. 3 ordinates x P2 nodes
+  const BoundaryExchange exchange(PETSC_COMM_WORLD, l, kValues);
+  // The sent elements are exactly the owned ones with a ghost neighbour, ascending.
+  std::vector<std::size_t> expected;
+  for (std::size_t e = 0; e < l.num_owned; ++e)
+    for (int f = 0; f < 4; ++f)
+      if (l.mesh.neighbour[e][static_cast<std::size_t>(f)] >= static_cast<int>(l.num_owned)) {
+        expected.push_back(e);
+        break;
+      }
+  EXPECT_EQ(exchange.sent_elements(), expected);
+  // Every element another rank holds as a ghost is sent by its owner: the sent counts over the
+  // ranks cover the ghosts (an element may be a ghost on several ranks, so >=).
+  long counts[2] = {static_cast<long>(expected.size()), static_cast<long>(l.num_ghosts())};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG, MPI_SUM, PETSC_COMM_WORLD);
+  EXPECT_LE(counts[0], counts[1]);
+  if (l.ranks > 1) {
+    EXPECT_GT(counts[0], 0);
+  }
+  auto value = [](long e, std::size_t k) { return 1000.0 * static_cast<double>(e) + static_cast<double>(k) + 0.5; };
+  std::vector<double> sent(expected.size() * kValues);
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    for (std::size_t k = 0; k < kValues; ++k) sent[i * kValues + k] = value(l.global_element[expected[i]], k);
+  std::vector<double> ghosts(l.num_ghosts() * kValues, std::numeric_limits<double>::quiet_NaN());
+  exchange.update(sent, ghosts);
+  EXPECT_EQ(exchange.ghost_values(), ghosts.size());
+  for (std::size_t g = 0; g < l.num_ghosts(); ++g)
+    for (std::size_t k = 0; k < kValues; ++k)
+      ASSERT_EQ(ghosts[g * kValues + k], value(l.global_element[l.num_owned + g], k)) << "ghost " << g << " value " << k;
+  std::vector<double> too_many(ghosts.size() + 1);  // wrong on every rank: no rank enters the exchange
+  EXPECT_THROW(exchange.update(sent, too_many), std::logic_error);
+}
+
+TEST(Distributed, GhostWallsBecomePartitionFacesSoEveryWallHasOneOwner) {
+  const auto l = distributed_box();
+  const auto m = without_ghost_walls(l);
+  long walls = 0;
+  for (std::size_t e = 0; e < m.tets.size(); ++e)
+    for (std::size_t f = 0; f < 4; ++f) {
+      if (e >= l.num_owned && m.neighbour[e][f] < 0) {
+        ASSERT_EQ(m.boundary_group[e][f], kPartitionFace) << "ghost " << e << " face " << f;
+      } else {
+        ASSERT_EQ(m.boundary_group[e][f], l.mesh.boundary_group[e][f]);
+      }
+      walls += e < l.num_owned && m.neighbour[e][f] < 0 && m.boundary_group[e][f] >= 0;
+    }
+  MPI_Allreduce(MPI_IN_PLACE, &walls, 1, MPI_LONG, MPI_SUM, PETSC_COMM_WORLD);
+  long global_walls = 0;
+  if (l.rank == 0) {
+    const auto g = mesh::mesh_geo(DGRTE_SOURCE_DIR "/validation/mms/cube.geo", 0.35);
+    for (std::size_t e = 0; e < g.tets.size(); ++e)
+      for (std::size_t f = 0; f < 4; ++f) global_walls += g.neighbour[e][f] < 0;
+  }
+  MPI_Bcast(&global_walls, 1, MPI_LONG, 0, PETSC_COMM_WORLD);
+  EXPECT_EQ(walls, global_walls);
 }
 
 TEST(Distributed, AFailureOnRankZeroStopsEveryRank) {
