@@ -13,6 +13,7 @@ PKGS=(
   libgtest-dev libbenchmark-dev librandom123-dev
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd libclblast-dev clinfo
   python3-numpy python3-scipy python3-matplotlib python3-yaml
+  python3-vtk9  # tests read solution.vtu back as ParaView does
 )
 missing=()
 for p in "${PKGS[@]}"; do

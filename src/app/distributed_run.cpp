@@ -1,6 +1,7 @@
 #include "app/distributed_run.hpp"
 
 #include "common/error.hpp"
+#include "parallel/global_order.hpp"
 
 #include <fmt/format.h>
 #include <petscsys.h>
@@ -37,53 +38,113 @@ GatherLayout scaled(GatherLayout g, std::size_t factor) {
 }  // namespace
 
 std::vector<double> gather_to_root(const Distributed& d, std::size_t np, std::span<const double> owned) {
-  const int n_owned = static_cast<int>(d.local.num_owned);
-  const auto layout = gather_layout(d, n_owned);
-  std::vector<long> ids(static_cast<std::size_t>(layout.total));
-  MPI_Gatherv(d.local.global_element.data(), n_owned, MPI_LONG, ids.data(), layout.counts.data(), layout.offsets.data(), MPI_LONG, 0,
-              PETSC_COMM_WORLD);
-  const auto values_layout = scaled(layout, np);
-  std::vector<double> values(static_cast<std::size_t>(values_layout.total));
-  MPI_Gatherv(owned.data(), n_owned * static_cast<int>(np), MPI_DOUBLE, values.data(), values_layout.counts.data(),
-              values_layout.offsets.data(), MPI_DOUBLE, 0, PETSC_COMM_WORLD);
-  std::vector<double> global;
-  if (d.rank == 0) {
-    global.assign(d.local.global_elements * np, 0.0);
-    for (std::size_t i = 0; i < ids.size(); ++i)
-      std::copy_n(values.begin() + static_cast<long>(i * np), np, global.begin() + static_cast<long>(static_cast<std::size_t>(ids[i]) * np));
-  }
-  return global;
+  return parallel::gather_in_global_order(PETSC_COMM_WORLD, d.local, owned, np, false);
 }
+
+namespace {
+
+// A wall face by its global element and local face number (the local mesh keeps every element's
+// vertex order, so its face nodes come in the global order).
+std::vector<long> wall_keys(const Distributed& d, const problem::Walls& walls) {
+  std::vector<long> keys(walls.num_faces());
+  for (std::size_t b = 0; b < keys.size(); ++b) {
+    const std::size_t ef = walls.element_face(b);
+    keys[b] = d.local.global_element[ef / 4] * 4 + static_cast<long>(ef % 4);
+  }
+  return keys;
+}
+
+// Every rank's wall keys on rank 0 (layout per rank), and each key's face in the global walls.
+struct WallLayout {
+  GatherLayout layout;
+  std::vector<std::size_t> global_face;  // rank 0: per gathered key
+};
+
+WallLayout wall_layout(const Distributed& d, const std::vector<long>& keys, const problem::Walls* global) {
+  WallLayout w;
+  w.layout = gather_layout(d, static_cast<int>(keys.size()));
+  std::vector<long> all(static_cast<std::size_t>(w.layout.total));
+  MPI_Gatherv(keys.data(), static_cast<int>(keys.size()), MPI_LONG, all.data(), w.layout.counts.data(), w.layout.offsets.data(), MPI_LONG,
+              0, PETSC_COMM_WORLD);
+  if (d.rank != 0) return w;
+  std::unordered_map<long, std::size_t> face_of;
+  for (std::size_t b = 0; b < global->num_faces(); ++b) face_of[static_cast<long>(global->element_face(b))] = b;
+  if (all.size() != global->num_faces())
+    throw std::logic_error(fmt::format("distributed walls: the ranks hold {} wall faces, the mesh {}", all.size(), global->num_faces()));
+  for (long key : all) {
+    const auto it = face_of.find(key);
+    if (it == face_of.end()) throw std::logic_error(fmt::format("distributed walls: face {} of a rank is no wall of the mesh", key));
+    w.global_face.push_back(it->second);
+  }
+  return w;
+}
+
+}  // namespace
 
 std::vector<double> gather_wall_values(const Distributed& d, const problem::Walls& local_walls, std::span<const double> values,
                                        const problem::Walls* global) {
-  const std::size_t nfp = local_walls.face_nodes(), faces = local_walls.num_faces();
-  // A face is named by its global element and local face number (the local mesh keeps every
-  // element's vertex order, so its face nodes come in the global order).
-  std::vector<long> keys(faces);
-  for (std::size_t b = 0; b < faces; ++b) {
-    const std::size_t ef = local_walls.element_face(b);
-    keys[b] = d.local.global_element[ef / 4] * 4 + static_cast<long>(ef % 4);
-  }
-  const auto layout = gather_layout(d, static_cast<int>(faces));
-  std::vector<long> all_keys(static_cast<std::size_t>(layout.total));
-  MPI_Gatherv(keys.data(), static_cast<int>(faces), MPI_LONG, all_keys.data(), layout.counts.data(), layout.offsets.data(), MPI_LONG, 0,
-              PETSC_COMM_WORLD);
-  const auto values_layout = scaled(layout, nfp);
+  const std::size_t nfp = local_walls.face_nodes();
+  const auto keys = wall_keys(d, local_walls);
+  const auto w = wall_layout(d, keys, global);
+  const auto values_layout = scaled(w.layout, nfp);
   std::vector<double> all_values(static_cast<std::size_t>(values_layout.total));
-  MPI_Gatherv(values.data(), static_cast<int>(faces * nfp), MPI_DOUBLE, all_values.data(), values_layout.counts.data(),
+  MPI_Gatherv(values.data(), static_cast<int>(keys.size() * nfp), MPI_DOUBLE, all_values.data(), values_layout.counts.data(),
               values_layout.offsets.data(), MPI_DOUBLE, 0, PETSC_COMM_WORLD);
   if (d.rank != 0) return {};
-  std::unordered_map<long, std::size_t> face_of;
-  for (std::size_t b = 0; b < global->num_faces(); ++b) face_of[static_cast<long>(global->element_face(b))] = b;
-  if (all_keys.size() != global->num_faces())
-    throw std::logic_error(fmt::format("gather_wall_values: the ranks hold {} wall faces, the mesh {}", all_keys.size(), global->num_faces()));
   std::vector<double> out(global->num_faces() * nfp, 0.0);
-  for (std::size_t i = 0; i < all_keys.size(); ++i) {
-    const auto it = face_of.find(all_keys[i]);
-    if (it == face_of.end()) throw std::logic_error(fmt::format("gather_wall_values: face {} of a rank is no wall of the mesh", all_keys[i]));
-    std::copy_n(all_values.begin() + static_cast<long>(i * nfp), nfp, out.begin() + static_cast<long>(it->second * nfp));
+  for (std::size_t i = 0; i < w.global_face.size(); ++i)
+    std::copy_n(all_values.begin() + static_cast<long>(i * nfp), nfp, out.begin() + static_cast<long>(w.global_face[i] * nfp));
+  return out;
+}
+
+std::vector<double> scatter_wall_values(const Distributed& d, const problem::Walls& local_walls, std::span<const double> global_values,
+                                        const problem::Walls* global) {
+  const std::size_t nfp = local_walls.face_nodes();
+  const auto keys = wall_keys(d, local_walls);
+  const auto w = wall_layout(d, keys, global);
+  const auto values_layout = scaled(w.layout, nfp);
+  std::vector<double> packed(static_cast<std::size_t>(values_layout.total));
+  for (std::size_t i = 0; i < w.global_face.size(); ++i)
+    std::copy_n(global_values.begin() + static_cast<long>(w.global_face[i] * nfp), nfp, packed.begin() + static_cast<long>(i * nfp));
+  std::vector<double> mine(keys.size() * nfp);
+  MPI_Scatterv(packed.data(), values_layout.counts.data(), values_layout.offsets.data(), MPI_DOUBLE, mine.data(),
+               static_cast<int>(mine.size()), MPI_DOUBLE, 0, PETSC_COMM_WORLD);
+  return mine;
+}
+
+solver::Collimated distribute_beams(const Distributed& d, const solver::Collimated* global, std::size_t np,
+                                    const problem::Walls& local_walls, const problem::Walls* global_walls) {
+  solver::Collimated out;
+  const bool root = d.rank == 0;
+  int count = root ? static_cast<int>(global->beams.size()) : 0;
+  MPI_Bcast(&count, 1, MPI_INT, 0, PETSC_COMM_WORLD);
+  if (count == 0) return out;
+  auto nodal = [&](const std::vector<double>* f) {
+    return parallel::scatter_from_global_order(PETSC_COMM_WORLD, d.local, root ? std::span<const double>(*f) : std::span<const double>(), np);
+  };
+  auto walls = [&](const std::vector<double>* f) {
+    return scatter_wall_values(d, local_walls, root ? std::span<const double>(*f) : std::span<const double>(), global_walls);
+  };
+  for (int k = 0; k < count; ++k) {
+    solver::CollimatedBeam b;
+    if (root) b.direction = global->beams[static_cast<std::size_t>(k)].direction, b.generation = global->beams[static_cast<std::size_t>(k)].generation,
+              b.scatter_weight = global->beams[static_cast<std::size_t>(k)].scatter_weight;
+    int weights = static_cast<int>(b.scatter_weight.size());
+    MPI_Bcast(b.direction.data(), 3, MPI_DOUBLE, 0, PETSC_COMM_WORLD);
+    MPI_Bcast(&b.generation, 1, MPI_INT, 0, PETSC_COMM_WORLD);
+    MPI_Bcast(&weights, 1, MPI_INT, 0, PETSC_COMM_WORLD);
+    b.scatter_weight.resize(static_cast<std::size_t>(weights));
+    MPI_Bcast(b.scatter_weight.data(), weights, MPI_DOUBLE, 0, PETSC_COMM_WORLD);
+    b.F = nodal(root ? &global->beams[static_cast<std::size_t>(k)].F : nullptr);
+    out.beams.push_back(std::move(b));
   }
+  out.G = nodal(root ? &global->G : nullptr);
+  out.qx = nodal(root ? &global->qx : nullptr);
+  out.qy = nodal(root ? &global->qy : nullptr);
+  out.qz = nodal(root ? &global->qz : nullptr);
+  out.q_in = walls(root ? &global->q_in : nullptr);
+  out.q_out = walls(root ? &global->q_out : nullptr);
+  out.diffuse_irradiation = walls(root ? &global->diffuse_irradiation : nullptr);
   return out;
 }
 

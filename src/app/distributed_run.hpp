@@ -4,6 +4,7 @@
 // one-process run does), and the "parallel" record of summary.json.
 #include "parallel/local_mesh.hpp"
 #include "problem/problem.hpp"
+#include "solver/collimated.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,16 @@ std::vector<double> gather_to_root(const Distributed& d, std::size_t np, std::sp
 // order) in the order of the global walls `global` (rank 0; null elsewhere), on rank 0. Collective.
 std::vector<double> gather_wall_values(const Distributed& d, const problem::Walls& local_walls, std::span<const double> values,
                                        const problem::Walls* global);
+
+// The inverse: rank 0's values in the global walls' order sent to every rank for its walls. Collective.
+std::vector<double> scatter_wall_values(const Distributed& d, const problem::Walls& local_walls, std::span<const double> global_values,
+                                        const problem::Walls* global);
+
+// Rank 0's collimated beams (global: solved on the whole mesh; null elsewhere) as every rank's solve
+// needs them: the beams' flux densities, G and q on its local elements (owned and ghosts), the beam
+// fluxes and diffuse irradiation on its walls. Collective.
+solver::Collimated distribute_beams(const Distributed& d, const solver::Collimated* global, std::size_t np,
+                                    const problem::Walls& local_walls, const problem::Walls* global_walls);
 
 // "parallel" of summary.json: `record` plus the ranks, the partitioner, per rank its owned and ghost
 // elements, setup and solve seconds, and the element and solve-time imbalance (max / mean). Collective;

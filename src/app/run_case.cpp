@@ -554,12 +554,15 @@ solver::GrayOptions gray_options(const io::CaseSpec& cs, const RunOptions& opt) 
   return go;
 }
 
-// The gray solve of a distributed mesh (GrayOptions::local_mesh): every rank builds the medium and
-// walls of its piece and solves its owned elements; the outer iteration runs over all ranks. The
-// nodal and wall results are gathered on rank 0 in the global order (global_walls: rank 0's walls of
-// the whole mesh; null elsewhere), where they are what a one-process solve returns. Collective.
-solver::GrayResult solve_gray_distributed(const Setup& s, const Distributed& d, const angular::Quadrature& quad, solver::GrayOptions go,
-                                          const problem::Walls* global_walls, nlohmann::json& parallel_json) {
+// The solve of a distributed mesh (GrayOptions::local_mesh): every rank builds the medium and walls
+// of its piece and solves its owned elements; the outer iteration runs over all ranks. The nodal and
+// wall results are gathered on rank 0 in the global order (global_walls: rank 0's walls of the whole
+// mesh; null elsewhere), where they are what a one-process solve returns. With a gas model (`model:`)
+// the spectral points are solved in turn, each over all ranks (spectral_run: the nongray report,
+// rank 0's model passed in; other ranks load their own). Collective.
+solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angular::Quadrature& quad, solver::GrayOptions go,
+                                     gas::SpectralModel* model, spectral::SpectralResult* spectral_run, const solver::Collimated* global_beams,
+                                     const problem::Walls* global_walls, nlohmann::json& parallel_json) {
   const auto& cs = s.cs;
   const auto t0 = Clock::now();
   const mesh::TetMesh mesh = parallel::without_ghost_walls(d.local);
@@ -569,11 +572,35 @@ solver::GrayResult solve_gray_distributed(const Setup& s, const Distributed& d, 
   const problem::Walls walls(cs, disc, &quad, local_warnings);
   go.local_mesh = &d.local;
   go.progress = go.progress && d.rank == 0;
+  if (cs.output.final_gather_rays > 0)  // as rank 0 decides: the anisotropic source needs every ordinate
+    for (const auto& p : medium.phase)
+      if (!p.is_isotropic()) go.keep_intensities = true;
+  gas::LoadedModel own_model;
+  if (cs.model && !model) {
+    own_model = load_gas_model(s, medium);
+    model = own_model.spectral.get();
+  }
   const double setup_seconds = seconds_since(t0);
-  auto res = solver::solve_gray(disc, quad, medium, walls, go);
   const std::size_t np = static_cast<std::size_t>(disc.num_nodes()), owned = d.local.num_owned * np;
-  for (auto* f : {&res.G, &res.qx, &res.qy, &res.qz, &res.source_total})
-    *f = gather_to_root(d, np, std::span<const double>(*f).first(owned));
+  solver::GrayResult res;
+  if (model) {
+    spectral::SpectralOptions so;
+    so.block_bytes = static_cast<std::size_t>(cs.solver.spectral_block_mb * 1024.0 * 1024.0);
+    *spectral_run = spectral::solve_spectral(disc, quad, medium, walls, *model, go, so, go.progress ? s.log : decltype(s.log){});
+    res = std::move(spectral_run->total);
+    auto& f = spectral_run->fields;  // div q_from_q and the face areas: rank 0 recomputes them globally
+    f.divq = gather_to_root(d, np, std::span<const double>(f.divq).first(owned));
+    f.q_net = gather_wall_values(d, walls, f.q_net, global_walls);
+    f.q_emitted = gather_wall_values(d, walls, f.q_emitted, global_walls);
+    spectral_run->kappa_planck = gather_to_root(d, np, std::span<const double>(spectral_run->kappa_planck).first(owned));
+  } else {
+    // Collimated beams: solved once on the whole mesh by rank 0 (one sweep per beam), sent to the ranks.
+    const auto beams = distribute_beams(d, global_beams, np, walls, global_walls);
+    res = solver::solve_gray(disc, quad, medium, walls, go, &beams);
+  }
+  for (auto* f : {&res.G, &res.qx, &res.qy, &res.qz, &res.source_total, &res.G_collimated, &res.qx_collimated, &res.qy_collimated,
+                  &res.qz_collimated})
+    if (!f->empty()) *f = gather_to_root(d, np, std::span<const double>(*f).first(owned));
   for (auto& I : res.intensities) I = gather_to_root(d, np, std::span<const double>(I).first(owned));
   res.q_in = gather_wall_values(d, walls, res.q_in, global_walls);
   res.q_out = gather_wall_values(d, walls, res.q_out, global_walls);
@@ -599,7 +626,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   const auto quad = problem::build_quadrature(*cs.angular);
   nlohmann::json parallel_json;
   if (distributed && distributed->rank != 0) {
-    solve_gray_distributed(s, *distributed, quad, gray_options(cs, opt), nullptr, parallel_json);
+    spectral::SpectralResult spectral_run;
+    solve_distributed(s, *distributed, quad, gray_options(cs, opt), nullptr, &spectral_run, nullptr, nullptr, parallel_json);
     return {};
   }
   const problem::Medium medium = problem::build_medium(cs, disc, &quad);
@@ -654,11 +682,18 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   if (model.spectral) {
     spectral::SpectralOptions so;
     so.block_bytes = static_cast<std::size_t>(cs.solver.spectral_block_mb * 1024.0 * 1024.0);
-    spectral_run = spectral::solve_spectral(disc, quad, medium, walls, *model.spectral, go, so, go.progress ? s.log : decltype(s.log){});
-    result = std::move(spectral_run.total);
+    if (distributed) {
+      result = solve_distributed(s, *distributed, quad, go, model.spectral.get(), &spectral_run, nullptr, &walls, parallel_json);
+      const auto global = output::radiation_fields(disc, medium, walls, result);  // the DG divergence needs neighbours
+      spectral_run.fields.divq_from_q = global.divq_from_q;
+      spectral_run.fields.face_area = global.face_area;
+    } else {
+      spectral_run = spectral::solve_spectral(disc, quad, medium, walls, *model.spectral, go, so, go.progress ? s.log : decltype(s.log){});
+      result = std::move(spectral_run.total);
+    }
     fields = std::move(spectral_run.fields);
   } else {
-    result = distributed ? solve_gray_distributed(s, *distributed, quad, go, &walls, parallel_json)
+    result = distributed ? solve_distributed(s, *distributed, quad, go, nullptr, nullptr, &beams, &walls, parallel_json)
                          : solver::solve_gray(disc, quad, medium, walls, go, &beams);
     fields = output::radiation_fields(disc, medium, walls, result);
   }
@@ -1184,19 +1219,17 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
 
 }  // namespace
 
-// What runs distributed so far (issue 14): `directions:` runs and gray `angular:` runs on the CPU.
+// What runs distributed so far (issue 14): `directions:` and `angular:` runs (gray or with a gas
+// model, collimated beams, final gather) on the CPU.
 // Anything else under mpirun is an input error rather than N copies of the whole run.
 void require_distributable(const io::CaseSpec& cs, int ranks) {
   std::string why;
   if (cs.solver.monte_carlo()) why = "solver.method: montecarlo";
   else if (cs.solver.backend != "cpu") why = "solver.backend: " + cs.solver.backend;
   else if (cs.solver.positivity) why = "solver.positivity";
-  else if (cs.angular && cs.model) why = "a nongray gas model (model:)";
-  else if (cs.angular && !cs.collimated.empty()) why = "collimated irradiation (collimated:)";
-  else if (cs.angular && cs.output.final_gather_rays > 0) why = "output.final_gather";
   if (!why.empty())
-    throw InputError(fmt::format("{}: run on {} MPI processes, but {} does not run distributed yet (so far: directions runs and gray "
-                                 "angular runs on the CPU, docs/parallel.md); run it on one process (without mpirun)",
+    throw InputError(fmt::format("{}: run on {} MPI processes, but {} does not run distributed yet (so far: directions and angular runs "
+                                 "on the CPU, docs/parallel.md); run it on one process (without mpirun)",
                                  cs.file.string(), ranks, why));
 }
 

@@ -37,12 +37,13 @@ double face_integral(const transport::Discretization& disc, const std::array<Eig
 
 }  // namespace
 
-double volume_integral(const transport::Discretization& disc, std::span<const double> f) {
+double volume_integral(const transport::Discretization& disc, std::span<const double> f, std::size_t elements) {
   const Eigen::VectorXd w = disc.ref.mass.colwise().sum().transpose();
   const std::size_t np = static_cast<std::size_t>(disc.num_nodes());
+  const auto K = static_cast<std::ptrdiff_t>(std::min(elements, disc.num_elements()));
   double total = 0;
 #pragma omp parallel for reduction(+ : total) schedule(static)
-  for (std::ptrdiff_t ei = 0; ei < static_cast<std::ptrdiff_t>(disc.num_elements()); ++ei) {
+  for (std::ptrdiff_t ei = 0; ei < K; ++ei) {
     const auto e = static_cast<std::size_t>(ei);
     double s = 0;
     for (std::size_t i = 0; i < np; ++i) s += w[static_cast<Eigen::Index>(i)] * f[e * np + i];

@@ -26,8 +26,10 @@ struct RadiationFields {
 RadiationFields radiation_fields(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
                                  const solver::GrayResult& result);
 
-// Integral of a nodal field over the domain (exact for the DG polynomial).
-double volume_integral(const transport::Discretization& disc, std::span<const double> f);
+// Integral of a nodal field over the domain (exact for the DG polynomial); over elements
+// [0, elements) only when given (a rank's owned elements).
+double volume_integral(const transport::Discretization& disc, std::span<const double> f,
+                       std::size_t elements = static_cast<std::size_t>(-1));
 
 // summary.json blocks: "walls" (per group: area, q_net_W, q_in_W, emitted_W, q_net_mean) and
 // "energy_balance" (volume_W = integral of div q, walls_W = integral of q_net, relative_imbalance: the

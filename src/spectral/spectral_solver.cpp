@@ -1,11 +1,17 @@
 #include "spectral/spectral_solver.hpp"
 
 #include "common/error.hpp"
+#include "parallel/global_order.hpp"
+
+#include <petscsys.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
+#include <set>
+#include <sstream>
 #include <tuple>
 
 namespace dgrte::spectral {
@@ -35,7 +41,10 @@ void accumulate(solver::GrayResult& total, const solver::GrayResult& r, bool fir
     total.max_levels = r.max_levels;
     total.total_cycles = r.total_cycles;
     total.lagged_fraction = r.lagged_fraction;
+    total.partition_faces = r.partition_faces;
+    total.partition_unknowns = r.partition_unknowns;
   }
+  total.ghost_exchanges += r.ghost_exchanges;
   total.outer_iterations += r.outer_iterations;
   total.transport_sweeps += r.transport_sweeps;
   total.inner_iterations += r.inner_iterations;
@@ -46,19 +55,54 @@ void accumulate(solver::GrayResult& total, const solver::GrayResult& r, bool fir
   total.seconds += r.seconds;
 }
 
+// The wall groups of all ranks, sorted (as wall_summary orders them): a rank may have no face of
+// some group.
+std::vector<std::string> global_wall_groups(const nlohmann::json& local_summary) {
+  std::string names;
+  for (const auto& [name, v] : local_summary.items()) names += name + '\n';
+  int ranks = 1, length = static_cast<int>(names.size());
+  MPI_Comm_size(PETSC_COMM_WORLD, &ranks);
+  std::vector<int> lengths(static_cast<std::size_t>(ranks)), offsets(static_cast<std::size_t>(ranks), 0);
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, PETSC_COMM_WORLD);
+  for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+  std::string all(static_cast<std::size_t>(offsets.back() + lengths.back()), '\n');
+  MPI_Allgatherv(names.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, PETSC_COMM_WORLD);
+  std::set<std::string> groups;
+  std::istringstream in(all);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) groups.insert(line);
+  return {groups.begin(), groups.end()};
+}
+
+// One point's totals: the volume integral of div q over the solved elements and the wall groups'
+// fluxes (summed over the ranks of a distributed mesh: `solved` < all elements).
 PointTotals point_totals(const transport::Discretization& disc, const problem::Walls& walls,
                          const output::RadiationFields& fields, const solver::GrayResult& r, const gas::SpectralModel& model,
-                         int j, std::vector<std::string>& groups) {
+                         int j, std::vector<std::string>& groups, std::size_t solved) {
+  const bool distributed = solved < disc.num_elements();
   PointTotals t;
   t.point = j;
   std::tie(t.nu_lo, t.nu_hi) = model.wavenumber_interval(j);
-  t.volume_W = output::volume_integral(disc, fields.divq);
+  t.volume_W = output::volume_integral(disc, fields.divq, solved);
   const auto w = output::wall_summary(disc, walls, fields, r);  // groups in sorted order
-  if (groups.empty())
-    for (const auto& [name, v] : w.items()) groups.push_back(name);
+  if (groups.empty()) {
+    if (distributed) groups = global_wall_groups(w);
+    else
+      for (const auto& [name, v] : w.items()) groups.push_back(name);
+  }
   for (const auto& name : groups) {
-    t.wall_q_in_W.push_back(w[name]["q_in_W"].get<double>());
-    t.wall_q_net_W.push_back(w[name]["q_net_W"].get<double>());
+    t.wall_q_in_W.push_back(w.contains(name) ? w[name]["q_in_W"].get<double>() : 0.0);
+    t.wall_q_net_W.push_back(w.contains(name) ? w[name]["q_net_W"].get<double>() : 0.0);
+  }
+  if (distributed) {
+    std::vector<double> sums{t.volume_W};
+    sums.insert(sums.end(), t.wall_q_in_W.begin(), t.wall_q_in_W.end());
+    sums.insert(sums.end(), t.wall_q_net_W.begin(), t.wall_q_net_W.end());
+    MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD);
+    const std::size_t G = groups.size();
+    t.volume_W = sums[0];
+    std::copy_n(sums.begin() + 1, G, t.wall_q_in_W.begin());
+    std::copy_n(sums.begin() + 1 + static_cast<long>(G), G, t.wall_q_net_W.begin());
   }
   return t;
 }
@@ -80,9 +124,17 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
                              const std::function<bool(int)>& wanted) {
   if (!medium.has_gas_model()) throw std::logic_error("for_each_spectral_point: the medium has no gas state");
   const std::size_t n = disc.num_dofs(), np = static_cast<std::size_t>(disc.num_nodes()), nfp = walls.face_nodes();
+  const auto* local = spectral_options.local_mesh;
+  const std::size_t solved_nodes = local ? local->num_owned * np : n;  // the nodes this rank answers for
   {
     const auto tp = Clock::now();
-    model.prepare(medium.gas, node_volumes(disc));
+    if (local) {  // every rank prepares for the states of all ranks, in the global order
+      const auto weights = node_volumes(disc);
+      const auto states = parallel::gather_in_global_order(PETSC_COMM_WORLD, *local, std::span<const gas::GasState>(medium.gas), np, true);
+      model.prepare(states, parallel::gather_in_global_order(PETSC_COMM_WORLD, *local, std::span<const double>(weights), np, true));
+    } else {
+      model.prepare(medium.gas, node_volumes(disc));
+    }
     out.property_seconds += seconds_since(tp);
   }
   out.spectral_points = model.num_spectral_points();
@@ -109,10 +161,22 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
   out.temperature_range = model.temperature_range();
   const auto [tlo, thi] = out.temperature_range;
   auto outside = [&](double t) { return t < tlo || t > thi; };
-  out.gas_nodes_clamped = static_cast<std::size_t>(std::count_if(gas_temperature.begin(), gas_temperature.end(), outside));
+  const auto owned_end = gas_temperature.begin() + static_cast<long>(solved_nodes);
+  out.gas_nodes_clamped = static_cast<std::size_t>(std::count_if(gas_temperature.begin(), owned_end, outside));
   out.wall_nodes_clamped = static_cast<std::size_t>(std::count_if(hot_temperature.begin(), hot_temperature.end(), outside));
-  const auto [tmin, tmax] = std::minmax_element(gas_temperature.begin(), gas_temperature.end());
-  if (tmin != gas_temperature.end()) out.gas_temperature_min = *tmin, out.gas_temperature_max = *tmax;
+  const auto [tmin, tmax] = std::minmax_element(gas_temperature.begin(), owned_end);
+  if (tmin != owned_end) out.gas_temperature_min = *tmin, out.gas_temperature_max = *tmax;
+  if (local) {  // over the ranks (walls are owned already: a ghost has none)
+    double counts[3] = {static_cast<double>(out.gas_nodes_clamped), static_cast<double>(out.wall_nodes_clamped),
+                        static_cast<double>(out.wall_nodes_emitting)};
+    MPI_Allreduce(MPI_IN_PLACE, counts, 3, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD);
+    out.gas_nodes_clamped = static_cast<std::size_t>(counts[0]), out.wall_nodes_clamped = static_cast<std::size_t>(counts[1]);
+    out.wall_nodes_emitting = static_cast<std::size_t>(counts[2]);
+    double range[2] = {-out.gas_temperature_min, out.gas_temperature_max};
+    if (tmin == owned_end) range[0] = range[1] = -std::numeric_limits<double>::infinity();
+    MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD);
+    out.gas_temperature_min = -range[0], out.gas_temperature_max = range[1];
+  }
 
   problem::Medium point = medium;  // kappa, sigma_t and Ib replaced for each point
   problem::Walls point_walls = walls;
@@ -176,14 +240,17 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
   if (!medium.has_gas_model()) throw std::logic_error("solve_spectral: the medium has no gas state");
   SpectralResult out;
   solver::GrayOptions opt = options;
+  SpectralOptions so = spectral_options;
+  so.local_mesh = opt.local_mesh;
+  const std::size_t solved = opt.local_mesh ? opt.local_mesh->num_owned : disc.num_elements();
   std::vector<transport::SweepPlan> plans;
   if (solver::uses_sweep_plans(opt) && !opt.plans) {
     const auto t0 = Clock::now();
-    plans = solver::plan_sweeps(disc, walls, quad);
+    plans = solver::plan_sweeps(disc, walls, quad, solved);
     out.total.plan_seconds = seconds_since(t0);
     opt.plans = &plans;
   }
-  for_each_spectral_point(disc, medium, walls, model, spectral_options, out,
+  for_each_spectral_point(disc, medium, walls, model, so, out,
                           [&](int j, const problem::Medium& point, const problem::Walls& point_walls) {
                             const auto ts = Clock::now();
                             const auto r = solver::solve_gray(disc, quad, point, point_walls, opt);
@@ -196,7 +263,7 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
                             add_to(out.fields.q_net, fields.q_net);
                             add_to(out.fields.q_emitted, fields.q_emitted);
                             if (j == 0) out.fields.face_area = fields.face_area;
-                            out.points.push_back(point_totals(disc, point_walls, fields, r, model, j, out.wall_groups));
+                            out.points.push_back(point_totals(disc, point_walls, fields, r, model, j, out.wall_groups, solved));
                             if (progress)
                               progress(fmt::format("  spectral point {} / {}: {} outer iterations, {} transport sweeps", j + 1,
                                                    out.spectral_points, r.outer_iterations, r.transport_sweeps));

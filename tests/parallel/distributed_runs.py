@@ -3,7 +3,7 @@
 and inflow walls with two directions) gives the 1-process answer on 2 and 3 processes: the same
 error norms and probe values to the solver tolerance; so does an angular case with anisotropic
 scattering and diffusely and specularly reflecting walls, with every outer and inner solver, and
-its energy balance holds; a case that does not run distributed yet stops every rank with exit
+its energy balance holds; so do a WSGG furnace, collimated beams and the final gather; a case that does not run distributed yet stops every rank with exit
 code 1 and one message, never a hang.
 
   distributed_runs.py --dgrte build/src/app/dgrte
@@ -57,49 +57,129 @@ output:
 """
 
 
+def vtu_arrays(path):
+    """Point arrays of a .vtu as ParaView's reader sees them (VTK's Python module), or None without it."""
+    try:
+        import vtk
+        from vtk.util.numpy_support import vtk_to_numpy
+    except ImportError:
+        return None
+    reader = vtk.vtkXMLUnstructuredGridReader()
+    reader.SetFileName(str(path))
+    reader.Update()
+    grid = reader.GetOutput()
+    data = grid.GetPointData()
+    return {data.GetArrayName(i): vtk_to_numpy(data.GetArray(i)) for i in range(data.GetNumberOfArrays())} | {"cells": grid.GetNumberOfCells()}
+
+
+def check_vtk_outputs(name, outs, failures):
+    """solution.vtu and walls.vtu of the 2- and 3-rank runs read back like the one-process files."""
+    for file, array in [("solution.vtu", "G"), ("walls.vtu", "q_net")]:
+        ref = vtu_arrays(outs[1] / file)
+        if ref is None:
+            print(f"{name}: VTK's Python module is not installed: {file} not read back")
+            return
+        for ranks in [2, 3]:
+            got = vtu_arrays(outs[ranks] / file)
+            scale = max(abs(float(v)) for v in ref[array])
+            if got["cells"] != ref["cells"] or len(got[array]) != len(ref[array]) or \
+                    max(abs(float(a) - float(b)) for a, b in zip(got[array], ref[array])) > 1e-8 * scale:
+                failures.append(f"{name}: {file} of {ranks} ranks does not read back like the one-process file ({array})")
+        print(f"{name}: {file} of 2 and 3 ranks read back with VTK, {array} equal to the one-process file")
+
+
 def scattering_cases(dgrte, tmp, failures):
     """The scattering case with reflecting walls: every outer and inner solver on 1, 2 and 3 ranks
-    gives the one-process probes and energy balance to the outer tolerance (1e-10)."""
+    gives the one-process probes and energy balance to the outer tolerance (1e-10); the first
+    variant's solution.vtu and walls.vtu read back like the one-process files."""
     variants = [("GMRES, sweeps", {}), ("GMRES, Bi-CGSTAB", {"inner": "bicgstab"}),
                 ("GMRES, sweep-preconditioned Bi-CGSTAB", {"inner": "bicgstab", "preconditioner": "sweep"}),
                 ("source iteration, sweeps", {"outer": "source-iteration"})]
     for name, solver in variants:
         case = yaml.safe_load(SCATTERING)
         case["solver"].update(solver)
-        f = tmp / ("scattering_" + name.replace(" ", "_").replace(",", "") + ".yaml")
-        f.write_text(yaml.safe_dump(case))
-        results = {}
-        for ranks in [1, 2, 3]:
-            out = tmp / f"{f.stem}_{ranks}"
-            p = run(dgrte, f, out, ranks)
-            if p.returncode != 0:
-                failures.append(f"scattering, {name}, on {ranks} ranks exited {p.returncode}:\n{p.stdout}{p.stderr}")
-                continue
-            s = json.loads((out / "summary.json").read_text())
-            results[ranks] = (s, probe(out / "probes" / "axis.csv"), probe(out / "probes" / "wall.csv"))
-            e = s["energy_balance"]
-            print(f"scattering, {name}, {ranks} ranks: outer iterations {s['solver']['outer_iterations']}, inner "
-                  f"{s['solver']['inner_iterations']}, integral div q {e['volume_W']:.10f} W, walls {e['walls_W']:.10f} W, "
-                  f"imbalance {e['relative_imbalance']:.2e}, partition faces {s.get('parallel', {}).get('partition_faces', 0)}")
-            if abs(e["relative_imbalance"]) > 1e-8:
-                failures.append(f"scattering, {name}, {ranks} ranks: energy imbalance {e['relative_imbalance']:.3e}")
-        if 1 not in results:
+        case["output"]["vtk"] = not solver
+        results = run_on_ranks(dgrte, tmp, f"scattering, {name}", case, failures, ["axis", "wall"])
+        if case["output"]["vtk"] and all(r in results for r in [1, 2, 3]):
+            stem = f"scattering_{name}".replace(" ", "_").replace(",", "")
+            check_vtk_outputs(f"scattering, {name}", {r: tmp / f"{stem}_{r}" for r in [1, 2, 3]}, failures)
+
+
+def compare_runs(name, results, probes, failures, tolerance=1e-8):
+    """results[ranks] = summary; probes[ranks] = {probe: rows}: the 2- and 3-rank runs against one."""
+    if 1 not in results:
+        return
+    ref = results[1]
+    for ranks in [2, 3]:
+        if ranks not in results:
             continue
-        ref, ref_axis, ref_wall = results[1]
+        s = results[ranks]
+        if s.get("ranks") != ranks or s.get("parallel", {}).get("ranks") != ranks:
+            failures.append(f"{name}: summary.json of {ranks} ranks says ranks = {s.get('ranks')}")
+        for label, rows in probes[ranks].items():
+            ref_rows = probes[1][label]
+            scale = max(abs(v) for row in ref_rows for v in row[4:])
+            diff = max(abs(x - y) for ra, rb in zip(rows, ref_rows) for x, y in zip(ra[4:], rb[4:]))
+            if diff > tolerance * scale:
+                failures.append(f"{name}: {label} probe on {ranks} ranks differs by {diff:.3e} (scale {scale:.3e})")
+        for key in ["volume_W", "walls_W"]:
+            a, b = s["energy_balance"][key], ref["energy_balance"][key]
+            if abs(a - b) > tolerance * abs(ref["energy_balance"]["scale_W"]):
+                failures.append(f"{name}: energy_balance.{key} on {ranks} ranks {a} vs {b}")
+
+
+def run_on_ranks(dgrte, tmp, name, case, failures, probe_names):
+    f = tmp / (name.replace(" ", "_").replace(",", "").replace("/", "_") + ".yaml")
+    f.write_text(yaml.safe_dump(case))
+    results, probes = {}, {}
+    for ranks in [1, 2, 3]:
+        out = tmp / f"{f.stem}_{ranks}"
+        p = run(dgrte, f, out, ranks)
+        if p.returncode != 0:
+            failures.append(f"{name} on {ranks} ranks exited {p.returncode}:\n{p.stdout}{p.stderr}")
+            continue
+        s = json.loads((out / "summary.json").read_text())
+        results[ranks] = s
+        probes[ranks] = {n: probe(out / "probes" / f"{n}.csv") for n in probe_names}
+        # With the final gather the walls' fluxes come from rays: the DG balance is the one to hold.
+        e = s["final_gather"]["dg_energy_balance"] if "final_gather" in s else s["energy_balance"]
+        print(f"{name}, {ranks} ranks: outer iterations {s['solver']['outer_iterations']}, inner {s['solver']['inner_iterations']}, "
+              f"integral div q {e['volume_W']:.10g} W, walls {e['walls_W']:.10g} W, imbalance {e['relative_imbalance']:.2e}, "
+              f"partition faces {s.get('parallel', {}).get('partition_faces', 0)}")
+        if abs(e["relative_imbalance"]) > 1e-6:
+            failures.append(f"{name}, {ranks} ranks: energy imbalance {e['relative_imbalance']:.3e}")
+    compare_runs(name, results, probes, failures)
+    return results
+
+
+def more_physics(dgrte, tmp, failures):
+    """A nongray gas (WSGG: 5 gray solves, the model prepared for every rank's states), collimated
+    beams (solved on rank 0, sent to the ranks) and the final gather (rank 0, rays through the
+    gathered DG source) give the one-process answer on 2 and 3 ranks."""
+    case = yaml.safe_load((REPO / "docs" / "examples" / "furnace_wsgg.yaml").read_text())
+    case["mesh"] = {"geo": str(REPO / "docs" / "examples" / "furnace.geo"), "size": 0.35}
+    case["angular"] = {"quadrature": "sn-heat", "order": 4}
+    case["solver"]["outer_tolerance"] = 1e-10
+    case["output"] = {"vtk": False, "probes": [{"name": "axis", "from": [0.5, 0.5, 0], "to": [0.5, 0.5, 2], "points": 11},
+                                               {"name": "side_wall", "from": [0, 0.5, 0], "to": [0, 0.5, 2], "points": 11, "wall": "side_walls"}]}
+    results = run_on_ranks(dgrte, tmp, "WSGG furnace", case, failures, ["axis", "side_wall"])
+    if 1 in results:  # spectral.csv: every point's volume and wall-group totals, summed over the ranks
+        ref = probe(tmp / "WSGG_furnace_1" / "spectral.csv")
+        scale = max(abs(v) for row in ref for v in row[3:])
         for ranks in [2, 3]:
             if ranks not in results:
                 continue
-            s, axis, wall = results[ranks]
-            if s.get("ranks") != ranks or s.get("parallel", {}).get("ranks") != ranks:
-                failures.append(f"scattering, {name}: summary.json of {ranks} ranks says ranks = {s.get('ranks')}")
-            for label, a, b in [("axis", axis, ref_axis), ("wall", wall, ref_wall)]:
-                scale = max(abs(v) for row in b for v in row[4:])
-                diff = max(abs(x - y) for ra, rb in zip(a, b) for x, y in zip(ra[4:], rb[4:]))
-                if diff > 1e-8 * scale:
-                    failures.append(f"scattering, {name}: {label} probe on {ranks} ranks differs by {diff:.3e} (scale {scale:.3e})")
-            rel = abs(s["energy_balance"]["volume_W"] - ref["energy_balance"]["volume_W"]) / abs(ref["energy_balance"]["volume_W"])
-            if rel > 1e-8:
-                failures.append(f"scattering, {name}: integral div q on {ranks} ranks differs by {rel:.3e}")
+            rows = probe(tmp / f"WSGG_furnace_{ranks}" / "spectral.csv")
+            diff = max(abs(a - b) for ra, rb in zip(rows, ref) for a, b in zip(ra[3:], rb[3:])) if len(rows) == len(ref) else float("inf")
+            if diff > 1e-8 * scale:
+                failures.append(f"WSGG furnace: spectral.csv on {ranks} ranks differs by {diff:.3e} (scale {scale:.3e})")
+    beam = yaml.safe_load(SCATTERING)
+    beam["collimated"] = [{"boundary": "zmax", "direction": [0.3, 0.2, -0.932737905], "flux": 1000.0}]
+    beam["output"]["probes"].append({"name": "floor", "from": [0.1, 0.5, 0], "to": [0.9, 0.5, 0], "points": 9, "wall": "zmin"})
+    run_on_ranks(dgrte, tmp, "collimated beam with mirrors", beam, failures, ["axis", "wall", "floor"])
+    gather = yaml.safe_load(SCATTERING)
+    gather["output"]["final_gather"] = {"rays": 64}
+    run_on_ranks(dgrte, tmp, "final gather", gather, failures, ["axis", "wall"])
 
 
 def main():
@@ -149,6 +229,7 @@ def main():
                 if diff > 1e-8 * scale:
                     failures.append(f"{name}: probe values on {ranks} ranks differ by {diff:.3e} (scale {scale:.3e})")
         scattering_cases(args.dgrte, tmp, failures)
+        more_physics(args.dgrte, tmp, failures)
         # Not distributed yet: exit 1 with the message, no hang.
         case = yaml.safe_load(SCATTERING)
         case["solver"] = {"method": "montecarlo"}
