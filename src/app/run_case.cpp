@@ -1220,13 +1220,12 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
 }  // namespace
 
 // What runs distributed so far (issue 14): `directions:` and `angular:` runs (gray or with a gas
-// model, collimated beams, final gather) on the CPU.
+// model, collimated beams, final gather, positivity limiter) on the CPU.
 // Anything else under mpirun is an input error rather than N copies of the whole run.
 void require_distributable(const io::CaseSpec& cs, int ranks) {
   std::string why;
   if (cs.solver.monte_carlo()) why = "solver.method: montecarlo";
   else if (cs.solver.backend != "cpu") why = "solver.backend: " + cs.solver.backend;
-  else if (cs.solver.positivity) why = "solver.positivity";
   if (!why.empty())
     throw InputError(fmt::format("{}: run on {} MPI processes, but {} does not run distributed yet (so far: directions and angular runs "
                                  "on the CPU, docs/parallel.md); run it on one process (without mpirun)",

@@ -94,7 +94,8 @@ def scattering_cases(dgrte, tmp, failures):
     variant's solution.vtu and walls.vtu read back like the one-process files."""
     variants = [("GMRES, sweeps", {}), ("GMRES, Bi-CGSTAB", {"inner": "bicgstab"}),
                 ("GMRES, sweep-preconditioned Bi-CGSTAB", {"inner": "bicgstab", "preconditioner": "sweep"}),
-                ("source iteration, sweeps", {"outer": "source-iteration"})]
+                ("source iteration, sweeps", {"outer": "source-iteration"}),
+                ("source iteration, sweeps with the positivity limiter", {"outer": "source-iteration", "positivity": True})]
     for name, solver in variants:
         case = yaml.safe_load(SCATTERING)
         case["solver"].update(solver)
