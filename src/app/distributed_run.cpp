@@ -38,7 +38,7 @@ GatherLayout scaled(GatherLayout g, std::size_t factor) {
 }  // namespace
 
 std::vector<double> gather_to_root(const Distributed& d, std::size_t np, std::span<const double> owned) {
-  return parallel::gather_in_global_order(PETSC_COMM_WORLD, d.local, owned, np, false);
+  return parallel::gather_in_global_order(PETSC_COMM_WORLD, d.local, owned, np);
 }
 
 namespace {
@@ -112,39 +112,54 @@ std::vector<double> scatter_wall_values(const Distributed& d, const problem::Wal
   return mine;
 }
 
-solver::Collimated distribute_beams(const Distributed& d, const solver::Collimated* global, std::size_t np,
-                                    const problem::Walls& local_walls, const problem::Walls* global_walls) {
+solver::Collimated distribute_beams(const Distributed& d, const RootProblem* root, std::size_t np, const problem::Medium& local_medium,
+                                    const problem::Walls& local_walls) {
   solver::Collimated out;
-  const bool root = d.rank == 0;
-  int count = root ? static_cast<int>(global->beams.size()) : 0;
+  const solver::Collimated* global = root ? root->beams : nullptr;
+  const problem::Walls* global_walls = root ? root->walls : nullptr;
+  int count = global ? static_cast<int>(global->beams.size()) : 0;
   MPI_Bcast(&count, 1, MPI_INT, 0, PETSC_COMM_WORLD);
   if (count == 0) return out;
   auto nodal = [&](const std::vector<double>* f) {
-    return parallel::scatter_from_global_order(PETSC_COMM_WORLD, d.local, root ? std::span<const double>(*f) : std::span<const double>(), np);
+    return parallel::scatter_from_global_order(PETSC_COMM_WORLD, d.local, f ? std::span<const double>(*f) : std::span<const double>(), np);
   };
   auto walls = [&](const std::vector<double>* f) {
-    return scatter_wall_values(d, local_walls, root ? std::span<const double>(*f) : std::span<const double>(), global_walls);
+    return scatter_wall_values(d, local_walls, f ? std::span<const double>(*f) : std::span<const double>(), global_walls);
   };
+  auto broadcast = [](auto& v, MPI_Datatype type) {
+    int size = static_cast<int>(v.size());
+    MPI_Bcast(&size, 1, MPI_INT, 0, PETSC_COMM_WORLD);
+    v.resize(static_cast<std::size_t>(size));
+    MPI_Bcast(v.data(), size, type, 0, PETSC_COMM_WORLD);
+  };
+  // The media entry of each of rank 0's operators, to renumber the weights [op * M + m].
+  std::vector<int> global_entries = root ? root->medium->entry_of_operator : std::vector<int>();
+  broadcast(global_entries, MPI_INT);
   for (int k = 0; k < count; ++k) {
+    const solver::CollimatedBeam* g = global ? &global->beams[static_cast<std::size_t>(k)] : nullptr;
     solver::CollimatedBeam b;
-    if (root) b.direction = global->beams[static_cast<std::size_t>(k)].direction, b.generation = global->beams[static_cast<std::size_t>(k)].generation,
-              b.scatter_weight = global->beams[static_cast<std::size_t>(k)].scatter_weight;
-    int weights = static_cast<int>(b.scatter_weight.size());
+    if (g) b.direction = g->direction, b.generation = g->generation;
+    std::vector<double> weights = g ? g->scatter_weight : std::vector<double>();
     MPI_Bcast(b.direction.data(), 3, MPI_DOUBLE, 0, PETSC_COMM_WORLD);
     MPI_Bcast(&b.generation, 1, MPI_INT, 0, PETSC_COMM_WORLD);
-    MPI_Bcast(&weights, 1, MPI_INT, 0, PETSC_COMM_WORLD);
-    b.scatter_weight.resize(static_cast<std::size_t>(weights));
-    MPI_Bcast(b.scatter_weight.data(), weights, MPI_DOUBLE, 0, PETSC_COMM_WORLD);
-    b.F = nodal(root ? &global->beams[static_cast<std::size_t>(k)].F : nullptr);
+    broadcast(weights, MPI_DOUBLE);
+    const std::size_t M = global_entries.empty() ? 0 : weights.size() / global_entries.size();
+    for (const int entry : local_medium.entry_of_operator) {
+      const auto it = std::find(global_entries.begin(), global_entries.end(), entry);
+      if (it == global_entries.end()) throw std::logic_error("distribute_beams: a medium scatters on a rank but not on the whole mesh");
+      const auto op = static_cast<std::size_t>(it - global_entries.begin());
+      b.scatter_weight.insert(b.scatter_weight.end(), weights.begin() + static_cast<long>(op * M), weights.begin() + static_cast<long>((op + 1) * M));
+    }
+    b.F = nodal(g ? &g->F : nullptr);
     out.beams.push_back(std::move(b));
   }
-  out.G = nodal(root ? &global->G : nullptr);
-  out.qx = nodal(root ? &global->qx : nullptr);
-  out.qy = nodal(root ? &global->qy : nullptr);
-  out.qz = nodal(root ? &global->qz : nullptr);
-  out.q_in = walls(root ? &global->q_in : nullptr);
-  out.q_out = walls(root ? &global->q_out : nullptr);
-  out.diffuse_irradiation = walls(root ? &global->diffuse_irradiation : nullptr);
+  out.G = nodal(global ? &global->G : nullptr);
+  out.qx = nodal(global ? &global->qx : nullptr);
+  out.qy = nodal(global ? &global->qy : nullptr);
+  out.qz = nodal(global ? &global->qz : nullptr);
+  out.q_in = walls(global ? &global->q_in : nullptr);
+  out.q_out = walls(global ? &global->q_out : nullptr);
+  out.diffuse_irradiation = walls(global ? &global->diffuse_irradiation : nullptr);
   return out;
 }
 

@@ -3,6 +3,7 @@
 // mesh, the gathers that bring the owned results to rank 0 (which writes every output, as a
 // one-process run does), and the "parallel" record of summary.json.
 #include "parallel/local_mesh.hpp"
+#include "gas/spectral_model.hpp"
 #include "problem/problem.hpp"
 #include "solver/collimated.hpp"
 
@@ -33,11 +34,21 @@ std::vector<double> gather_wall_values(const Distributed& d, const problem::Wall
 std::vector<double> scatter_wall_values(const Distributed& d, const problem::Walls& local_walls, std::span<const double> global_values,
                                         const problem::Walls* global);
 
-// Rank 0's collimated beams (global: solved on the whole mesh; null elsewhere) as every rank's solve
-// needs them: the beams' flux densities, G and q on its local elements (owned and ghosts), the beam
-// fluxes and diffuse irradiation on its walls. Collective.
-solver::Collimated distribute_beams(const Distributed& d, const solver::Collimated* global, std::size_t np,
-                                    const problem::Walls& local_walls, const problem::Walls* global_walls);
+// What rank 0 holds of the whole problem (null elsewhere): the medium, walls and collimated beams of
+// the global mesh, and the gas model it loaded.
+struct RootProblem {
+  const problem::Medium* medium = nullptr;
+  const problem::Walls* walls = nullptr;
+  const solver::Collimated* beams = nullptr;
+  gas::SpectralModel* model = nullptr;
+};
+
+// Rank 0's collimated beams (solved on the whole mesh) as every rank's solve needs them: the beams'
+// flux densities, G and q on its local elements (owned and ghosts), the beam fluxes and diffuse
+// irradiation on its walls, and the scattering weights renumbered to the rank's own operators (a
+// rank has operators only for the media that scatter in its piece). Collective.
+solver::Collimated distribute_beams(const Distributed& d, const RootProblem* root, std::size_t np, const problem::Medium& local_medium,
+                                    const problem::Walls& local_walls);
 
 // "parallel" of summary.json: `record` plus the ranks, the partitioner, per rank its owned and ghost
 // elements, setup and solve seconds, and the element and solve-time imbalance (max / mean). Collective;

@@ -521,11 +521,11 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
 }
 
 // The case's spectral gas model, or an empty one for a gray run.
-gas::LoadedModel load_gas_model(Setup& s, const problem::Medium& medium) {
+// states: what the model will see (its default species are those present in them).
+gas::LoadedModel load_gas_model(Setup& s, std::span<const gas::GasState> states) {
   gas::LoadedModel model;
-  if (!medium.has_gas_model()) return model;
   gas::YamlMap section(*s.cs.model, "model", s.cs.file.string());
-  model = gas::make_model(section, {}, medium.gas);
+  model = gas::make_model(section, {}, states);
   if (!model.spectral)
     throw InputError(fmt::format("{}: model type '{}' is a transmissivity model, usable only by the 1-D slab solver; in 3-D use "
                                  "its k-distribution form (type: snbck) or another k-type model",
@@ -561,8 +561,7 @@ solver::GrayOptions gray_options(const io::CaseSpec& cs, const RunOptions& opt) 
 // the spectral points are solved in turn, each over all ranks (spectral_run: the nongray report,
 // rank 0's model passed in; other ranks load their own). Collective.
 solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angular::Quadrature& quad, solver::GrayOptions go,
-                                     gas::SpectralModel* model, spectral::SpectralResult* spectral_run, const solver::Collimated* global_beams,
-                                     const problem::Walls* global_walls, nlohmann::json& parallel_json) {
+                                     const RootProblem* root, spectral::SpectralResult* spectral_run, nlohmann::json& parallel_json) {
   const auto& cs = s.cs;
   const auto t0 = Clock::now();
   const mesh::TetMesh mesh = parallel::without_ghost_walls(d.local);
@@ -572,13 +571,27 @@ solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angul
   const problem::Walls walls(cs, disc, &quad, local_warnings);
   go.local_mesh = &d.local;
   go.progress = go.progress && d.rank == 0;
-  if (cs.output.final_gather_rays > 0)  // as rank 0 decides: the anisotropic source needs every ordinate
-    for (const auto& p : medium.phase)
-      if (!p.is_isotropic()) go.keep_intensities = true;
+  // Rank 0 decides from the whole medium (the final gather's anisotropic source needs every
+  // ordinate); a rank's piece may lack the scattering medium.
+  int keep = go.keep_intensities;
+  MPI_Bcast(&keep, 1, MPI_INT, 0, PETSC_COMM_WORLD);
+  go.keep_intensities = keep != 0;
+  const problem::Walls* global_walls = root ? root->walls : nullptr;
+  gas::SpectralModel* model = root ? root->model : nullptr;
   gas::LoadedModel own_model;
-  if (cs.model && !model) {
-    own_model = load_gas_model(s, medium);
-    model = own_model.spectral.get();
+  if (cs.model) {
+    // The model's default species are those present anywhere in the medium: rank 0 saw the whole
+    // medium; the others load it for one state holding the largest mole fractions of all ranks.
+    gas::GasState present{};
+    double x[3] = {0, 0, 0};
+    for (std::size_t i = 0; i < d.local.num_owned * static_cast<std::size_t>(disc.num_nodes()) && i < medium.gas.size(); ++i)
+      x[0] = std::max(x[0], medium.gas[i].x_h2o), x[1] = std::max(x[1], medium.gas[i].x_co2), x[2] = std::max(x[2], medium.gas[i].x_co);
+    MPI_Allreduce(MPI_IN_PLACE, x, 3, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD);
+    present.x_h2o = x[0], present.x_co2 = x[1], present.x_co = x[2];
+    if (!model) {
+      own_model = load_gas_model(s, std::span<const gas::GasState>(&present, 1));
+      model = own_model.spectral.get();
+    }
   }
   const double setup_seconds = seconds_since(t0);
   const std::size_t np = static_cast<std::size_t>(disc.num_nodes()), owned = d.local.num_owned * np;
@@ -595,7 +608,7 @@ solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angul
     spectral_run->kappa_planck = gather_to_root(d, np, std::span<const double>(spectral_run->kappa_planck).first(owned));
   } else {
     // Collimated beams: solved once on the whole mesh by rank 0 (one sweep per beam), sent to the ranks.
-    const auto beams = distribute_beams(d, global_beams, np, walls, global_walls);
+    const auto beams = distribute_beams(d, root, np, medium, walls);
     res = solver::solve_gray(disc, quad, medium, walls, go, &beams);
   }
   for (auto* f : {&res.G, &res.qx, &res.qy, &res.qz, &res.source_total, &res.G_collimated, &res.qx_collimated, &res.qy_collimated,
@@ -627,7 +640,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   nlohmann::json parallel_json;
   if (distributed && distributed->rank != 0) {
     spectral::SpectralResult spectral_run;
-    solve_distributed(s, *distributed, quad, gray_options(cs, opt), nullptr, &spectral_run, nullptr, nullptr, parallel_json);
+    solve_distributed(s, *distributed, quad, gray_options(cs, opt), nullptr, &spectral_run, parallel_json);
     return {};
   }
   const problem::Medium medium = problem::build_medium(cs, disc, &quad);
@@ -663,7 +676,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                     cs.order, quad.name, quad.size(), medium.scatters() ? ", scattering" : "",
                     walls.reflects() ? ", reflecting walls" : ""));
   // A spectral gas model (`model:`) turns the run into a sum of gray solves (src/spectral).
-  gas::LoadedModel model = load_gas_model(s, medium);
+  gas::LoadedModel model = medium.has_gas_model() ? load_gas_model(s, medium.gas) : gas::LoadedModel{};
   const int gather_rays = cs.output.final_gather_rays;
   if (gather_rays > 0) {
     const char* why = model.spectral ? "a nongray model (model:)" : !cs.collimated.empty() ? "collimated beams" : medium.has_source() ? "user source terms (media.*.source)" : nullptr;
@@ -683,7 +696,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     spectral::SpectralOptions so;
     so.block_bytes = static_cast<std::size_t>(cs.solver.spectral_block_mb * 1024.0 * 1024.0);
     if (distributed) {
-      result = solve_distributed(s, *distributed, quad, go, model.spectral.get(), &spectral_run, nullptr, &walls, parallel_json);
+      const RootProblem root{&medium, &walls, nullptr, model.spectral.get()};
+      result = solve_distributed(s, *distributed, quad, go, &root, &spectral_run, parallel_json);
       const auto global = output::radiation_fields(disc, medium, walls, result);  // the DG divergence needs neighbours
       spectral_run.fields.divq_from_q = global.divq_from_q;
       spectral_run.fields.face_area = global.face_area;
@@ -693,7 +707,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     }
     fields = std::move(spectral_run.fields);
   } else {
-    result = distributed ? solve_distributed(s, *distributed, quad, go, nullptr, nullptr, &beams, &walls, parallel_json)
+    const RootProblem root{&medium, &walls, &beams, nullptr};
+    result = distributed ? solve_distributed(s, *distributed, quad, go, &root, nullptr, parallel_json)
                          : solver::solve_gray(disc, quad, medium, walls, go, &beams);
     fields = output::radiation_fields(disc, medium, walls, result);
   }
@@ -909,7 +924,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
   std::vector<std::string> dg_only_warnings;
   const problem::Walls walls(cs, disc, &quad, dg_only_warnings);
   mc::McModel model = mc::build_model(cs, disc, medium, walls);
-  gas::LoadedModel gas_model = load_gas_model(s, medium);
+  gas::LoadedModel gas_model = medium.has_gas_model() ? load_gas_model(s, medium.gas) : gas::LoadedModel{};
   mc::McOptions mo;
   mo.paths = cs.solver.mc.paths;
   mo.batches = cs.solver.mc.batches;
@@ -1226,6 +1241,12 @@ void require_distributable(const io::CaseSpec& cs, int ranks) {
   std::string why;
   if (cs.solver.monte_carlo()) why = "solver.method: montecarlo";
   else if (cs.solver.backend != "cpu") why = "solver.backend: " + cs.solver.backend;
+  else if (cs.angular && cs.solver.positivity && cs.solver.outer != io::OuterMethod::source_iteration)
+    // One process without scattering or diffuse walls sweeps once; distributed, the partition faces'
+    // inflow is an outer unknown, and a Krylov method needs a linear sweep (the limiter is not).
+    throw InputError(fmt::format("{}: solver.positivity on {} MPI processes needs solver.outer: source-iteration (the partition "
+                                 "faces' inflow is iterated by the outer method, and the limiter makes the sweep nonlinear)",
+                                 cs.file.string(), ranks));
   if (!why.empty())
     throw InputError(fmt::format("{}: run on {} MPI processes, but {} does not run distributed yet (so far: directions and angular runs "
                                  "on the CPU, docs/parallel.md); run it on one process (without mpirun)",
@@ -1270,6 +1291,11 @@ static nlohmann::json run_case_unguarded(const RunOptions& opt) {
     Distributed d;
     d.rank = rank, d.ranks = ranks;
     d.local = parallel::distribute_mesh(PETSC_COMM_WORLD, rank == 0 ? &s.mesh : nullptr, "auto", &d.partitioner);
+    long fewest = static_cast<long>(d.local.num_owned);
+    MPI_Allreduce(MPI_IN_PLACE, &fewest, 1, MPI_LONG, MPI_MIN, PETSC_COMM_WORLD);
+    if (fewest == 0)
+      throw InputError(fmt::format("{}: {} MPI processes for a mesh of {} elements: a process would own none; run with fewer processes",
+                                   s.cs.file.string(), ranks, d.local.global_elements));
     if (rank == 0) s.disc = transport::make_discretization(s.mesh, s.cs.order);
     s.log(fmt::format("  {} ranks, partitioner {}: rank 0 owns {} of {} elements (+ {} ghosts)", ranks, d.partitioner, d.local.num_owned,
                       d.local.global_elements, d.local.num_ghosts()));

@@ -84,33 +84,33 @@ void SlwModel::check_ready() const {
 }
 
 void SlwModel::prepare(std::span<const GasState> medium, std::span<const double> weights) {
+  if (medium.empty() && !fixed_ref_) return;
+  prepare_distributed(medium, weights, {});
+}
+
+void SlwModel::prepare_distributed(std::span<const GasState> medium, std::span<const double> weights,
+                                   const SumOverRanks& sum_over_ranks) {
   if (!weights.empty() && weights.size() != medium.size())
     throw std::logic_error("SlwModel::prepare: one weight per state");
   if (!fixed_ref_) {
-    if (medium.empty()) return;
     // The reference state: the (weighted) average of the medium (Solovjov & Webb's choice for
     // non-isothermal media); in 3-D the weights are the nodes' volumes, so that fine mesh regions
-    // do not dominate it.
-    GasState avg{0, 0, 0, 0, 0};
-    double total = 0;
+    // do not dominate it. Distributed: the sums of all ranks.
+    double sums[6] = {0, 0, 0, 0, 0, 0};  // w T, w p, w x_h2o, w x_co2, w x_co, w
     for (std::size_t i = 0; i < medium.size(); ++i) {
       const auto& s = medium[i];
       const double w = weights.empty() ? 1.0 : weights[i];
-      avg.temperature += w * s.temperature;
-      avg.pressure += w * s.pressure;
-      avg.x_h2o += w * s.x_h2o;
-      avg.x_co2 += w * s.x_co2;
-      avg.x_co += w * s.x_co;
-      total += w;
+      sums[0] += w * s.temperature;
+      sums[1] += w * s.pressure;
+      sums[2] += w * s.x_h2o;
+      sums[3] += w * s.x_co2;
+      sums[4] += w * s.x_co;
+      sums[5] += w;
     }
-    if (!(total > 0)) throw std::logic_error("SlwModel::prepare: weights sum to zero");
-    const double inv = 1.0 / total;
-    avg.temperature *= inv;
-    avg.pressure *= inv;
-    avg.x_h2o *= inv;
-    avg.x_co2 *= inv;
-    avg.x_co *= inv;
-    ref_ = avg;
+    if (sum_over_ranks) sum_over_ranks(sums, 6);
+    if (!(sums[5] > 0)) throw std::logic_error("SlwModel::prepare: weights sum to zero");
+    const double inv = 1.0 / sums[5];
+    ref_ = GasState{sums[0] * inv, sums[1] * inv, sums[2] * inv, sums[3] * inv, sums[4] * inv};
     have_ref_ = true;
     build_grid();
   } else {

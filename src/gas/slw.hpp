@@ -56,6 +56,8 @@ class SlwModel : public SpectralModel {
   std::pair<double, double> temperature_range() const override { return {AlbdfTables::kTmin, AlbdfTables::kTmax}; }
   int num_spectral_points() const override { return n_ + 1; }
   void prepare(std::span<const GasState> medium, std::span<const double> weights = {}) override;
+  void prepare_distributed(std::span<const GasState> medium, std::span<const double> weights,
+                           const SumOverRanks& sum_over_ranks) override;
   void absorption(int j, std::span<const GasState> states, std::span<double> kappa) const override;
   void emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,
                        std::span<double> a) const override;

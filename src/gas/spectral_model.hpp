@@ -6,6 +6,7 @@
 // case files' unit; convert at the edges), mole fractions dimensionless.
 #include <algorithm>
 #include <limits>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -32,6 +33,17 @@ class SpectralModel {
   // by them; empty = equal weights (a uniform grid).
   virtual void prepare(std::span<const GasState> medium, std::span<const double> weights = {}) {
     (void)medium, (void)weights;
+  }
+
+  // The same for a medium spread over the ranks of a distributed run: `medium` holds this rank's
+  // states (those with weight 0, e.g. a ghost layer, are evaluated but do not count in averages),
+  // and sum_over_ranks(values, count) sums values over the ranks in place. A model that averages
+  // over the medium must average over all ranks, so that its points do not depend on the
+  // partition; the default (prepare on the local states) is right for models without averages.
+  using SumOverRanks = std::function<void(double* values, int count)>;
+  virtual void prepare_distributed(std::span<const GasState> medium, std::span<const double> weights, const SumOverRanks& sum_over_ranks) {
+    (void)sum_over_ranks;
+    prepare(medium, weights);
   }
 
   // kappa[i] = absorption coefficient [1/m] of spectral point j in the gas of states[i].

@@ -186,6 +186,7 @@ Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& dis
                                    "quadrature: replace 'directions' by 'angular' (see docs/case-file.md)",
                                    file, cs.media[i].group, cs.media[i].line));
     op_of_entry[i] = static_cast<int>(m.scattering.size());
+    m.entry_of_operator.push_back(static_cast<int>(i));
     m.phase.push_back(make_phase(cs.media[i].phase));
     const std::string& pm = cs.angular ? cs.angular->phase_matrix : std::string("auto");
     const auto sampling = pm == "point"          ? angular::PhaseSampling::point

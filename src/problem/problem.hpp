@@ -43,6 +43,7 @@ struct Medium {
   std::vector<angular::PhaseFunction> phase;
   std::vector<angular::ScatteringMoments> scattering;
   std::vector<int> scattering_of_element;
+  std::vector<int> entry_of_operator;  // the media entry of each operator (cs.media index)
   int scattering_rank = 0;  // max rank over operators: moments stored per node
   // User source terms (of x and s), per medium entry; only entries whose source is not 0.
   std::vector<io::Expression> source;

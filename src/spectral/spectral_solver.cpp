@@ -1,7 +1,7 @@
 #include "spectral/spectral_solver.hpp"
 
 #include "common/error.hpp"
-#include "parallel/global_order.hpp"
+#include "parallel/local_mesh.hpp"
 
 #include <petscsys.h>
 
@@ -75,11 +75,10 @@ std::vector<std::string> global_wall_groups(const nlohmann::json& local_summary)
 }
 
 // One point's totals: the volume integral of div q over the solved elements and the wall groups'
-// fluxes (summed over the ranks of a distributed mesh: `solved` < all elements).
+// fluxes (summed over the ranks when distributed).
 PointTotals point_totals(const transport::Discretization& disc, const problem::Walls& walls,
                          const output::RadiationFields& fields, const solver::GrayResult& r, const gas::SpectralModel& model,
-                         int j, std::vector<std::string>& groups, std::size_t solved) {
-  const bool distributed = solved < disc.num_elements();
+                         int j, std::vector<std::string>& groups, std::size_t solved, bool distributed) {
   PointTotals t;
   t.point = j;
   std::tie(t.nu_lo, t.nu_hi) = model.wavenumber_interval(j);
@@ -128,10 +127,12 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
   const std::size_t solved_nodes = local ? local->num_owned * np : n;  // the nodes this rank answers for
   {
     const auto tp = Clock::now();
-    if (local) {  // every rank prepares for the states of all ranks, in the global order
-      const auto weights = node_volumes(disc);
-      const auto states = parallel::gather_in_global_order(PETSC_COMM_WORLD, *local, std::span<const gas::GasState>(medium.gas), np, true);
-      model.prepare(states, parallel::gather_in_global_order(PETSC_COMM_WORLD, *local, std::span<const double>(weights), np, true));
+    if (local) {  // averages over all ranks' owned nodes (the ghosts weigh nothing)
+      auto weights = node_volumes(disc);
+      std::fill(weights.begin() + static_cast<long>(solved_nodes), weights.end(), 0.0);
+      model.prepare_distributed(medium.gas, weights, [](double* values, int count) {
+        MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD);
+      });
     } else {
       model.prepare(medium.gas, node_volumes(disc));
     }
@@ -263,7 +264,7 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
                             add_to(out.fields.q_net, fields.q_net);
                             add_to(out.fields.q_emitted, fields.q_emitted);
                             if (j == 0) out.fields.face_area = fields.face_area;
-                            out.points.push_back(point_totals(disc, point_walls, fields, r, model, j, out.wall_groups, solved));
+                            out.points.push_back(point_totals(disc, point_walls, fields, r, model, j, out.wall_groups, solved, opt.local_mesh != nullptr));
                             if (progress)
                               progress(fmt::format("  spectral point {} / {}: {} outer iterations, {} transport sweeps", j + 1,
                                                    out.spectral_points, r.outer_iterations, r.transport_sweeps));

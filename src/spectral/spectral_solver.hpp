@@ -25,9 +25,10 @@ struct SpectralOptions {
   // per node and point): points are evaluated a block at a time so the per-state work the model
   // shares between points is done once per block (gas::SpectralModel::evaluate_block).
   std::size_t block_bytes = std::size_t{256} << 20;
-  // A distributed mesh (solve_spectral takes it from GrayOptions::local_mesh): the model is prepared
-  // for the gas states of all ranks, in the global order (its averages then do not depend on the
-  // partition), and the range checks and point totals count each rank's owned nodes and walls once.
+  // A distributed mesh (solve_spectral takes it from GrayOptions::local_mesh): the model's averages
+  // are taken over all ranks' owned nodes (SpectralModel::prepare_distributed), so they do not
+  // depend on the partition, and the range checks and point totals count each rank's owned nodes
+  // and walls once.
   const parallel::LocalMesh* local_mesh = nullptr;
 };
 
