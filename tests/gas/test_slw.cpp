@@ -118,3 +118,31 @@ TEST(Slw, GaussLegendre) {
   EXPECT_NEAR(s4, 1.0 / 15.0, 1e-14);
   EXPECT_LT(x[0], x[1]);
 }
+
+// A medium split over ranks (prepare_distributed, the partial sums summed over the "ranks"): the
+// reference state of the whole medium, not of a rank's part; zero weights (a ghost layer) do not count.
+TEST(Slw, DistributedPreparationAveragesOverAllRanks) {
+  const std::vector<GasState> part_a = {{800, 1, 0.1, 0.05, 0}, {1600, 1, 0.3, 0.15, 0.01}};
+  const std::vector<GasState> part_b = {{1200, 1, 0.2, 0.1, 0.0}, {2000, 1, 0.4, 0.2, 0.02}};  // the second: rank a's ghost
+  const std::vector<double> weights_a = {1.0, 2.0}, weights_b = {3.0, 0.0};
+  std::vector<GasState> whole = {part_a[0], part_a[1], part_b[0]};
+  SlwModel reference(albdf());
+  reference.prepare(whole, std::vector<double>{1.0, 2.0, 3.0});
+  // "Rank b" contributes its sums; "rank a" receives them in its sum over the ranks.
+  std::vector<double> sums_b;
+  SlwModel b(albdf());
+  b.prepare_distributed(part_b, weights_b, [&](double* v, int n) { sums_b.assign(v, v + n); });
+  SlwModel a(albdf());
+  a.prepare_distributed(part_a, weights_a, [&](double* v, int n) {
+    for (int i = 0; i < n; ++i) v[i] += sums_b[static_cast<std::size_t>(i)];
+  });
+  const GasState& r = a.reference_state();
+  const GasState& e = reference.reference_state();
+  EXPECT_NEAR(r.temperature, e.temperature, 1e-12);
+  EXPECT_NEAR(r.x_h2o, e.x_h2o, 1e-15);
+  EXPECT_NEAR(r.x_co2, e.x_co2, 1e-15);
+  EXPECT_NEAR(r.x_co, e.x_co, 1e-15);
+  EXPECT_NEAR(e.temperature, (800 + 2 * 1600 + 3 * 1200) / 6.0, 1e-12);
+  // Alone, rank b would average its own part: that is what the sum over the ranks prevents.
+  EXPECT_NEAR(b.reference_state().temperature, 1200, 1e-12);
+}
