@@ -584,19 +584,21 @@ class TransportSweep {
       throw std::logic_error("GrayOptions::local_mesh: the discretisation is not that of the local mesh");
     if (opt_.device) throw InputError("solver.backend: opencl does not run distributed yet; use solver.backend: cpu under mpirun");
     solved_ = local.num_owned;
-    const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), M = quad_.size();
-    if (opt_.inner == io::InnerMethod::sweep) {
-      boundary_ = std::make_unique<parallel::BoundaryExchange>(PETSC_COMM_WORLD, local, M * np);
-      sent_.assign(boundary_->sent_elements().size() * M * np, 0.0);
-      report_.partition_unknowns = boundary_->ghost_values();
-    } else {
-      nodes_ = std::make_unique<parallel::GhostExchange>(PETSC_COMM_WORLD, local, static_cast<int>(np));
+    const DistributedSetup* setup = opt_.distributed_setup;
+    if (!setup) {
+      own_setup_ = std::make_unique<DistributedSetup>(local, disc_, quad_, walls_, opt_);
+      setup = own_setup_.get();
     }
-    merged_groups_ = merged_reflection_groups(walls_.reflection_groups(), M);
-    groups_ = &merged_groups_;
-    int specular = walls_.specular_size() > 0;
-    MPI_Allreduce(MPI_IN_PLACE, &specular, 1, MPI_INT, MPI_LOR, PETSC_COMM_WORLD);
-    any_specular_ = specular != 0;
+    boundary_ = setup->boundary.get();
+    nodes_ = setup->nodes.get();
+    if ((opt_.inner == io::InnerMethod::sweep) != (boundary_ != nullptr))
+      throw std::logic_error("GrayOptions::distributed_setup: made for another inner solver");
+    if (boundary_) {
+      sent_.assign(boundary_->sent_elements().size() * boundary_->values_per_element(), 0.0);
+      report_.partition_unknowns = boundary_->ghost_values();
+    }
+    groups_ = &setup->groups;
+    any_specular_ = setup->any_specular;
   }
 
   // Ordinate m's inflow through the partition faces: its ghost values from the outer vector (laid
@@ -669,13 +671,30 @@ class TransportSweep {
   std::unique_ptr<backend::CpuTransport> cpu_;
   std::size_t batch_ = 1;
   std::size_t solved_;  // elements solved: all, or a rank's owned ones
-  const std::vector<std::vector<int>>* groups_;  // the walls' reflection groups, or merged_groups_
-  std::vector<std::vector<int>> merged_groups_;
-  std::unique_ptr<parallel::BoundaryExchange> boundary_;  // distributed sweeps
+  const std::vector<std::vector<int>>* groups_;  // the walls' reflection groups, or the ranks' merged ones
+  std::unique_ptr<DistributedSetup> own_setup_;         // unless GrayOptions::distributed_setup
+  const parallel::BoundaryExchange* boundary_ = nullptr;  // distributed sweeps
   std::vector<double> sent_;                              // its sent values: boundary elements x ordinates x nodes
-  std::unique_ptr<parallel::GhostExchange> nodes_;        // distributed Bi-CGSTAB
+  const parallel::GhostExchange* nodes_ = nullptr;        // distributed Bi-CGSTAB
   bool any_specular_ = false;
 };
+
+}  // namespace
+
+DistributedSetup::DistributedSetup(const parallel::LocalMesh& local, const transport::Discretization& disc, const angular::Quadrature& quad,
+                                   const problem::Walls& walls, const GrayOptions& options) {
+  const std::size_t np = static_cast<std::size_t>(disc.num_nodes()), M = quad.size();
+  if (options.inner == io::InnerMethod::sweep) boundary = std::make_unique<parallel::BoundaryExchange>(PETSC_COMM_WORLD, local, M * np);
+  else nodes = std::make_unique<parallel::GhostExchange>(PETSC_COMM_WORLD, local, static_cast<int>(np));
+  groups = merged_reflection_groups(walls.reflection_groups(), M);
+  int specular = walls.specular_size() > 0;
+  MPI_Allreduce(MPI_IN_PLACE, &specular, 1, MPI_INT, MPI_LOR, PETSC_COMM_WORLD);
+  any_specular = specular != 0;
+}
+
+DistributedSetup::~DistributedSetup() = default;
+
+namespace {
 
 double max_abs(std::span<const double> v) {
   double m = 0;

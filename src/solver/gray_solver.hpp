@@ -14,10 +14,18 @@
 #include "transport/discretization.hpp"
 #include "transport/sweep.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
+namespace dgrte::parallel {
+class BoundaryExchange;
+class GhostExchange;
+}  // namespace dgrte::parallel
+
 namespace dgrte::solver {
+
+class DistributedSetup;
 
 struct GrayOptions {
   io::OuterMethod outer = io::OuterMethod::gmres;
@@ -52,6 +60,9 @@ struct GrayOptions {
   //   inner Bi-CGSTAB: each ordinate is one global solve (one ghost exchange per operator apply).
   // Null: one process.
   const parallel::LocalMesh* local_mesh = nullptr;
+  // Its exchanges and merged reflection groups made beforehand (a spectral loop solves many gray
+  // problems on the same mesh, set and walls); null: made by solve_gray.
+  const DistributedSetup* distributed_setup = nullptr;
 };
 
 struct GrayResult {
@@ -79,6 +90,23 @@ struct GrayResult {
   // sweeps, over all ordinates, and the unknowns of the partition-face inflow in the outer vector.
   std::size_t partition_faces = 0, partition_unknowns = 0;
   long ghost_exchanges = 0;  // exchanges a rank made (one per transport sweep, or one per inner operator apply)
+};
+
+// What a distributed solve sets up per mesh, set and walls (collective): the exchange of the
+// partition faces' inflow (inner sweeps) or of the ghost nodes (inner Bi-CGSTAB), and the reflection
+// groups merged over the ranks.
+class DistributedSetup {
+ public:
+  DistributedSetup(const parallel::LocalMesh& local, const transport::Discretization& disc, const angular::Quadrature& quad,
+                   const problem::Walls& walls, const GrayOptions& options);
+  ~DistributedSetup();
+  DistributedSetup(const DistributedSetup&) = delete;
+  DistributedSetup& operator=(const DistributedSetup&) = delete;
+
+  std::unique_ptr<parallel::BoundaryExchange> boundary;  // inner sweeps
+  std::unique_ptr<parallel::GhostExchange> nodes;        // inner Bi-CGSTAB
+  std::vector<std::vector<int>> groups;
+  bool any_specular = false;  // a specular wall on some rank
 };
 
 // The element blocks a Bi-CGSTAB preconditioner needs from the backend (none for none and sweep).

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -250,6 +251,12 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
     plans = solver::plan_sweeps(disc, walls, quad, solved);
     out.total.plan_seconds = seconds_since(t0);
     opt.plans = &plans;
+  }
+  // Distributed: the exchanges and merged reflection groups once for all points.
+  std::unique_ptr<solver::DistributedSetup> setup;
+  if (opt.local_mesh && !opt.distributed_setup) {
+    setup = std::make_unique<solver::DistributedSetup>(*opt.local_mesh, disc, quad, walls, opt);
+    opt.distributed_setup = setup.get();
   }
   for_each_spectral_point(disc, medium, walls, model, so, out,
                           [&](int j, const problem::Medium& point, const problem::Walls& point_walls) {
