@@ -56,13 +56,14 @@ std::vector<long> wall_keys(const Distributed& d, const problem::Walls& walls) {
 
 // Every rank's wall keys on rank 0 (layout per rank), and each key's face in the global walls.
 struct WallLayout {
-  GatherLayout layout;
+  GatherLayout layout, values;           // per face, and per face node
   std::vector<std::size_t> global_face;  // rank 0: per gathered key
 };
 
-WallLayout wall_layout(const Distributed& d, const std::vector<long>& keys, const problem::Walls* global) {
+WallLayout wall_layout(const Distributed& d, const std::vector<long>& keys, std::size_t nfp, const problem::Walls* global) {
   WallLayout w;
   w.layout = gather_layout(d, static_cast<int>(keys.size()));
+  w.values = scaled(w.layout, nfp);
   std::vector<long> all(static_cast<std::size_t>(w.layout.total));
   MPI_Gatherv(keys.data(), static_cast<int>(keys.size()), MPI_LONG, all.data(), w.layout.counts.data(), w.layout.offsets.data(), MPI_LONG,
               0, PETSC_COMM_WORLD);
@@ -85,11 +86,10 @@ std::vector<double> gather_wall_values(const Distributed& d, const problem::Wall
                                        const problem::Walls* global) {
   const std::size_t nfp = local_walls.face_nodes();
   const auto keys = wall_keys(d, local_walls);
-  const auto w = wall_layout(d, keys, global);
-  const auto values_layout = scaled(w.layout, nfp);
-  std::vector<double> all_values(static_cast<std::size_t>(values_layout.total));
-  MPI_Gatherv(values.data(), static_cast<int>(keys.size() * nfp), MPI_DOUBLE, all_values.data(), values_layout.counts.data(),
-              values_layout.offsets.data(), MPI_DOUBLE, 0, PETSC_COMM_WORLD);
+  const auto w = wall_layout(d, keys, nfp, global);
+  std::vector<double> all_values(static_cast<std::size_t>(w.values.total));
+  MPI_Gatherv(values.data(), static_cast<int>(keys.size() * nfp), MPI_DOUBLE, all_values.data(), w.values.counts.data(),
+              w.values.offsets.data(), MPI_DOUBLE, 0, PETSC_COMM_WORLD);
   if (d.rank != 0) return {};
   std::vector<double> out(global->num_faces() * nfp, 0.0);
   for (std::size_t i = 0; i < w.global_face.size(); ++i)
@@ -101,13 +101,12 @@ std::vector<double> scatter_wall_values(const Distributed& d, const problem::Wal
                                         const problem::Walls* global) {
   const std::size_t nfp = local_walls.face_nodes();
   const auto keys = wall_keys(d, local_walls);
-  const auto w = wall_layout(d, keys, global);
-  const auto values_layout = scaled(w.layout, nfp);
-  std::vector<double> packed(static_cast<std::size_t>(values_layout.total));
+  const auto w = wall_layout(d, keys, nfp, global);
+  std::vector<double> packed(static_cast<std::size_t>(w.values.total));
   for (std::size_t i = 0; i < w.global_face.size(); ++i)
     std::copy_n(global_values.begin() + static_cast<long>(w.global_face[i] * nfp), nfp, packed.begin() + static_cast<long>(i * nfp));
   std::vector<double> mine(keys.size() * nfp);
-  MPI_Scatterv(packed.data(), values_layout.counts.data(), values_layout.offsets.data(), MPI_DOUBLE, mine.data(),
+  MPI_Scatterv(packed.data(), w.values.counts.data(), w.values.offsets.data(), MPI_DOUBLE, mine.data(),
                static_cast<int>(mine.size()), MPI_DOUBLE, 0, PETSC_COMM_WORLD);
   return mine;
 }
