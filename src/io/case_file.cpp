@@ -354,6 +354,13 @@ SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
     if (s.method != "dg" && s.method != "montecarlo")
       c.fail("solver.method", n["method"], fmt::format("unknown method '{}'; use dg (discrete ordinates, the default) or montecarlo", s.method));
   }
+  if (s.monte_carlo())  // discrete-ordinates settings a Monte Carlo run would accept and never read
+    for (const char* key : {"preconditioner", "rtol", "max_iterations", "preconditioner_memory_mb", "inner", "outer",
+                            "outer_tolerance", "outer_max_iterations", "positivity", "threads"})
+      if (n[key])
+        c.fail(std::string("solver.") + key, n[key],
+               fmt::format("'{}' is a discrete-ordinates (DG) solver setting that solver.method: montecarlo does not use; "
+                           "remove it (or use solver.method: dg)", key));
   // Monte Carlo counts: integers given as numbers so that 1e7 reads naturally.
   auto count = [&](const char* key, double lo, double hi) -> std::uint64_t {
     const std::string path = std::string("solver.") + key;
@@ -604,6 +611,23 @@ void check_spectral_case(const Ctx& c, const YAML::Node& root, const CaseSpec& c
 }
 }  // namespace
 
+// Keys a Monte Carlo run would accept and never read: each is an error naming the key and the method,
+// like an unknown key (`angular:` may stay, so that one case file switches between the two methods).
+void reject_discrete_ordinates_outputs(const Ctx& c, const YAML::Node& root) {
+  const std::string why = "solver.method: montecarlo";
+  if (root["exact"])
+    c.fail("exact", root["exact"], fmt::format("'exact' is compared with the discrete-ordinates intensity; {} has no "
+                                               "intensity per direction: remove it or use solver.method: dg", why));
+  const auto& out = root["output"];
+  if (out["final_gather"])
+    c.fail("output.final_gather", out["final_gather"],
+           fmt::format("the final gather recomputes a discrete-ordinates run's wall fluxes by rays; {} already traces rays: "
+                       "remove it", why));
+  if (out["intensities"])
+    c.fail("output.intensities", out["intensities"],
+           fmt::format("{} writes no intensity per ordinate: remove 'intensities' or use solver.method: dg", why));
+}
+
 CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& file) {
   const Ctx c{file.string()};
   YAML::Node root;
@@ -699,6 +723,7 @@ CaseSpec parse_case(const std::string& yaml_text, const std::filesystem::path& f
   if (root["solver"]) cs.solver = parse_solver(c, root["solver"]);
   if (root["exact"]) cs.exact = expression(c, root["exact"], "exact", kSpaceDirectionVars);
   if (root["output"]) cs.output = parse_output(c, root["output"]);
+  if (monte_carlo) reject_discrete_ordinates_outputs(c, root);
   return cs;
 }
 

@@ -2,7 +2,8 @@
 // OpenMP path loop of src/mc): the random streams bit for bit, and whole runs statistically — wall
 // fluxes and the volume power of the two within 4 combined standard errors, on a case that uses
 // every branch of the walk (Legendre and Henyey-Greenstein scattering, a collimated beam, diffuse,
-// specular and mirror walls) and on a nongray run (spectral sampling by path: the medium uploaded
+// specular and mirror walls) and on a nongray run — to round-off (1e-9 sigma, equal segment counts) on
+// PoCL, whose exp and log are the host's — (spectral sampling by path: the medium uploaded
 // again at each spectral point). Skipped without OpenCL unless DGRTE_REQUIRE_OPENCL=1.
 #include "../common/case_runner.hpp"
 #include "opencl_required.hpp"
@@ -41,14 +42,20 @@ std::pair<nlohmann::json, nlohmann::json> cpu_and_opencl(const std::string& name
   return {cpu, ocl};
 }
 
+// PoCL runs the kernels on this CPU with the same exp and log as the host: the device and host walks
+// are then the same paths, so they must agree to round-off, not merely within the noise.
+bool same_cpu_math(const nlohmann::json& ocl) {
+  return ocl["backend"].value("platform", std::string()).find("Portable Computing Language") != std::string::npos;
+}
+
 // |OpenCL - CPU| of every wall group's q_in_W and q_net_W and of the volume power, in combined
-// standard errors (the largest is printed).
-double max_z(const nlohmann::json& cpu, const nlohmann::json& ocl) {
+// standard errors (the largest is printed): within `sigmas` of them.
+double max_z(const nlohmann::json& cpu, const nlohmann::json& ocl, double sigmas) {
   double z = 0;
   auto check = [&](const nlohmann::json& a, const nlohmann::json& b, const std::string& key, const std::string& what) {
     const double sigma = std::hypot(a[key + "_stderr"].get<double>(), b[key + "_stderr"].get<double>());
     const double d = std::abs(a[key].get<double>() - b[key].get<double>());
-    EXPECT_LE(d, 4 * sigma + 1e-12 * std::abs(a[key].get<double>())) << what << " " << key;
+    EXPECT_LE(d, sigmas * sigma + 1e-12 * std::abs(a[key].get<double>())) << what << " " << key;
     if (sigma > 0) z = std::max(z, d / sigma);
   };
   for (const auto& [name, wall] : cpu["walls"].items())
@@ -75,10 +82,15 @@ TEST(DeviceTracer, EveryBranchOfTheWalkMatchesTheHostTwin) {
   const auto [cpu, ocl] = cpu_and_opencl("walk", body);
   EXPECT_GT(ocl["montecarlo"]["scattering_events"].get<long>(), 0);
   EXPECT_GT(ocl["montecarlo"]["wall_reflections"].get<long>(), 0);
-  const double z = max_z(cpu, ocl);
+  // On PoCL the same paths: the fluxes agree to 1e-9 sigma and the segment counts exactly. Elsewhere (a
+  // GPU whose exp and log may differ in the last bit) a few paths branch differently: the fluxes agree
+  // within 4 combined standard errors and the segment counts to 1 %.
+  const bool exact = same_cpu_math(ocl);
+  const double z = max_z(cpu, ocl, exact ? 1e-9 : 4.0);
   const double segments = ocl["montecarlo"]["segments"].get<double>() / cpu["montecarlo"]["segments"].get<double>();
-  // The same streams and the same walk: the segment counts agree to round-off of exp/log (paths that
-  // branch differently), whatever the device.
+  if (exact) {
+    EXPECT_EQ(ocl["montecarlo"]["segments"].get<long>(), cpu["montecarlo"]["segments"].get<long>());
+  }
   EXPECT_NEAR(segments, 1.0, 0.01);
   std::printf("[ note ] device tracer vs host, every branch: max |z| %.3g, segments ratio %.6f\n", z, segments);
 }
@@ -96,7 +108,7 @@ TEST(DeviceTracer, NongraySamplingByPathMatchesTheHostTwin) {
   };
   const auto [cpu, ocl] = cpu_and_opencl("nongray", body);
   EXPECT_EQ(ocl["spectral"]["sampling"], "per_path");
-  std::printf("[ note ] device tracer vs host, WSGG by path: max |z| %.3g\n", max_z(cpu, ocl));
+  std::printf("[ note ] device tracer vs host, WSGG by path: max |z| %.3g\n", max_z(cpu, ocl, same_cpu_math(ocl) ? 1e-9 : 4.0));
 }
 
 }  // namespace

@@ -9,6 +9,9 @@
 #include <cmath>
 
 #include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace dgrte::io {
 namespace {
@@ -225,6 +228,37 @@ TEST(CaseFile, GasKeysWithoutAModelAreAnError) {
   const auto msg = error_of(replace(kGood, "    kappa: \"0.5*z\"", "    kappa: \"0.5*z\"\n    x_h2o: \"0.1\""));
   EXPECT_NE(msg.find("media.core.x_h2o"), std::string::npos) << msg;
   EXPECT_NE(msg.find("model:"), std::string::npos) << msg;
+}
+
+// solver.method: montecarlo reads none of the discrete-ordinates keys: each is an error naming the key
+// and the method, as an unknown key would be; `angular:` stays (one file switches between methods).
+TEST(CaseFile, MonteCarloRejectsTheKeysItWouldIgnore) {
+  const std::string base = "mesh: {file: cube.msh}\nangular: {quadrature: sn, order: 4}\n"
+                           "media: {\"*\": {kappa: \"1\", Ib: \"1\"}}\nboundaries: {\"*\": {type: black}}\n";
+  EXPECT_NO_THROW(parse_case(base + "solver: {method: montecarlo, paths: 1000}\noutput: {vtk: false}\n", "mc.yaml"));
+  const std::vector<std::pair<std::string, std::string>> ignored = {
+      {"solver.rtol", "solver: {method: montecarlo, rtol: 1.0e-8}\n"},
+      {"solver.preconditioner", "solver: {method: montecarlo, preconditioner: sweep}\n"},
+      {"solver.inner", "solver: {method: montecarlo, inner: sweep}\n"},
+      {"solver.outer", "solver: {method: montecarlo, outer: gmres}\n"},
+      {"solver.outer_tolerance", "solver: {method: montecarlo, outer_tolerance: 1.0e-6}\n"},
+      {"solver.positivity", "solver: {method: montecarlo, positivity: true}\n"},
+      {"solver.threads", "solver: {method: montecarlo, threads: levels}\n"},
+      {"solver.max_iterations", "solver: {max_iterations: 10, method: montecarlo}\n"},
+      {"output.final_gather", "solver: {method: montecarlo}\noutput: {final_gather: {rays: 64}}\n"},
+      {"output.intensities", "solver: {method: montecarlo}\noutput: {intensities: true}\n"},
+      {"exact", "solver: {method: montecarlo}\nexact: \"1\"\n"}};
+  for (const auto& [key, text] : ignored) {
+    std::string msg;
+    try {
+      parse_case(base + text, "mc.yaml");
+    } catch (const InputError& e) {
+      msg = e.what();
+    }
+    EXPECT_NE(msg.find("mc.yaml"), std::string::npos) << key << ": " << msg;
+    EXPECT_NE(msg.find(key), std::string::npos) << key << ": " << msg;
+    EXPECT_NE(msg.find("montecarlo"), std::string::npos) << key << ": " << msg;
+  }
 }
 
 TEST(CaseFile, MissingFileIsAClearError) {

@@ -44,8 +44,13 @@ DEFAULT = list(MODELS)
 # guards ~25 % above the errors observed when they were set (validation/gas/results.md), and never
 # below 0.02 (the reference curves are digitised to +-1-2 %). WSGG is known to be poor for the
 # hot/cold layers of S1 (cold layer at 300 K, below the fits' ranges), and so is SLW with one
-# reference state; see README.md.
+# reference state; see README.md. The Planck-mean gray gas is bounded too although its errors are
+# 138-554 %: one absorption coefficient weighted by the Planck function over-predicts the emission
+# and self-absorption of these optically thick, non-isothermal H2O/CO2 columns (it is an optically
+# thin limit), so it is a reference point for how much the spectral models gain, not a usable model;
+# the bound guards that reference point against regressions like every other.
 BOUNDS = {
+    "planck-mean": {"S1": 2.7, "S2": 6.9, "S3": 1.75, "S5": 6.9},
     "wsgg-smith1982": {"S1": 0.85, "S2": 0.07, "S3": 0.19, "S5": 0.23},
     "wsgg-bordbar2014": {"S1": 0.75, "S2": 0.035, "S3": 0.16, "S5": 0.39},
     "wsgg-cassol2014": {"S1": 0.70, "S2": 0.02, "S3": 0.22, "S5": 0.33},
@@ -142,14 +147,18 @@ def main():
                     Q = -np.interp(r[:, 0], data[:, 0], data[:, 2]) / 1000.0  # kW/m^3, Q = -divq
                     err = np.abs(Q - r[:, 1]) / np.max(np.abs(r[:, 1]))
                     curves[(cname, m)] = (data[:, 0], -data[:, 2] / 1000.0, data[:, 1])
-            except RuntimeError as e:
-                print(f"[{cname} {m}] skipped: {str(e).splitlines()[-1] if str(e) else e}", file=sys.stderr)
-                rows.append((cname, m, "n/a", float("nan"), float("nan"), 0, 0.0))
+            except Exception as e:  # noqa: BLE001 - any failure of a run (exit code, missing output)
+                # A run that fails is a failed check (with or without --check), never a skipped row.
+                print(f"[{cname} {m}] FAILED: {e}", file=sys.stderr)
+                rows.append((cname, m, "FAILED", float("nan"), float("nan"), 0, 0.0))
+                failures.append(f"{cname} {m}: dgrte slab failed: {str(e).splitlines()[0] if str(e) else e}")
                 continue
             rows.append((cname, m, label, float(np.max(err)), float(np.mean(err)), npts, t_run))
             print(f"{cname:3s} {m:18s} max {np.max(err):.4f} mean {np.mean(err):.4f} points {npts:6d} time {t_run:.2f} s", flush=True)
             bound = BOUNDS.get(m, {}).get(cname)
-            if a.check and bound is not None and not np.max(err) <= bound:
+            if a.check and bound is None:
+                failures.append(f"{cname} {m}: no error bound in BOUNDS; a checked model needs one")
+            elif a.check and not np.max(err) <= bound:
                 failures.append(f"{cname} {m}: max error {np.max(err):.4f} > bound {bound}")
     if a.plots:
         plot(curves, a.plots, a.cases.split(","), models)
