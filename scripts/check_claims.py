@@ -10,12 +10,13 @@ Checked files: README.md, validation/README.md, docs/*.md, validation/*/README.m
 
 WHAT IS A FIGURE
   A number that states an accuracy or a speed, recognised by its unit:
-    %   ×/x (a factor written against the number: 1.9×, 2x, ×2.3)   σ (3σ, 1e-12 σ)
-    ns µs ms s min h (hours)   any rate "<unit>/s" (GB/s, TB/s, rays/s, line·points/s)
+    %   ×/x (a factor written against the number: 1.9×, 2x, ×2.3; not "16 × 8" or "24x8")
+    σ (3σ, 1e-12 σ)   ns µs ms s min h (hours)   any rate "<unit>/s" (GB/s, TB/s, rays/s, line·points/s)
     a relative figure in scientific notation with a negative exponent (3.3e-10, 1e-13, 10⁻¹⁵).
-  In a markdown table a column whose header carries one of those units ("solve s", "apply ms",
-  "paths/s", "speedup") makes every number in its cells a figure. In "A–B %", "A / B s", "A → B s"
-  and "A to B %" both numbers are figures. Numbers with other units (K, m, W, tets, points, ranks,
+  In a markdown table a column whose header ends with one of those units ("solve s", "apply ms",
+  "run s (3 runs)") or names a rate, "ns per …", a speed-up or a ratio "… / CPU" makes every number
+  in its cells a figure. In "A–B %", "A / B s", "A → B s" and "A to B %" both numbers are figures
+  (and "1.3–1.6·10⁷" gives the exponent to both). A number and its unit must be on one line. Numbers with other units (K, m, W, tets, points, ranks,
   iterations) are inputs or counts, not figures. Fenced and indented code blocks, `inline code` and
   HTML comments are not read.
 
@@ -39,17 +40,21 @@ WHERE A FIGURE'S SOURCE IS NAMED
                                 a figure quoted from the cited literature; a back-of-envelope estimate
                                 that the text calls one. Consumes one figure, checks nothing.
 
-  An entry that contains blanks is quoted: 'validation/x/results.md#row=cube kappa=1;col=max abs z'.
+  An entry that contains blanks is quoted: 'validation/x/results.md#where=case=cube;col=max abs z'.
+  GFM splits a table row at every unescaped pipe, inside comments too: in a tag on a table row write
+  a pipe as \| (regex alternation there: (?:a\|b)); a literal pipe in such a regex is \x7c.
 
   FRAGMENT selects the stored value:
     /a/0/b            JSON (.json): a JSON pointer (RFC 6901); "*" matches every element of a list
                       or value of an object, giving a list (then use agg=, or each).
-    row=RE;col=HEAD   a markdown table (.md): the rows whose text matches the regular expression RE
-                      (re.search; "." for all), the column whose header is HEAD (exact text, else
-                      every header the regex matches in full, else a 1-based number); the value is
-                      the first number in the cell (n=K: the K-th; cells without a number, such as
-                      "—", are skipped under agg=). table=RE picks the tables whose header row
-                      matches RE.
+    col=HEAD[;where=COL=VALUE|where=COL~RE][;row=RE][;table=RE]
+                      a markdown table (.md): the rows whose cell in column COL equals VALUE (or
+                      matches RE; several where= must all hold) and/or whose text matches row=RE
+                      (re.search), from the column whose header is HEAD (exact text, else every
+                      header the regex matches in full, else a 1-based number); the value is the
+                      first number in the cell (n=K: the K-th; cells without a number, such as "—",
+                      are skipped under agg=). table=RE keeps the tables whose header row matches RE.
+                      No row= and no where= selects every row.
     row=RE;col=HEAD   a CSV file (.csv): the rows whose raw line matches RE (omit row= for all rows),
                       the column named HEAD. where=COL~RE or where=COL=VALUE filter rows instead.
     re=RE             any text file: the first match of RE; its capture groups give the values (a
@@ -57,9 +62,14 @@ WHERE A FIGURE'S SOURCE IS NAMED
                       first group is collected.
   OPTIONS (after the fragment, separated by ";"):
     where=KEY~RE | where=KEY=VALUE   JSON: keep the elements at the first "*" whose KEY matches
+                      (an element that lacks the pointed key drops out)
+    add=X             add X to the stored value (before abs and scale): a ratio shown as a
+                      deviation in per cent is add=-1;scale=100
     scale=F           multiply the stored value by F before comparing (F a number or a/b): a fraction
                       shown as a percentage is scale=100; seconds shown in minutes scale=1/60
-    div=POINTER       JSON: divide by the value at POINTER (same file): speed-ups and ratios
+    div=POINTER | mul=POINTER   JSON: divide (multiply) by the value(s) at POINTER in the same file
+                      (or OTHER.json#POINTER in another one), in the order written (repeatable; one
+                      value, or one per value selected): speed-ups and ratios
     agg=max|min|maxabs|minabs|sum|mean|wmean|count    reduce a list of values (wmean: weight=POINTER)
     abs               compare the magnitude
     each              a list without agg= consumes as many figures as it has values
@@ -90,7 +100,6 @@ import argparse
 import csv
 import io
 import json
-import math
 import os
 import re
 import subprocess
@@ -109,7 +118,7 @@ MINUS = "−"
 # A number: optional sign, digits (thousands commas allowed), decimals, an optional exponent
 # (e-10, ·10⁻⁵, ×10⁶) or the bare form 10⁻¹⁵.
 NUM_RE = re.compile(
-    r"(?<![\w.\d⁰¹²³⁴⁵⁶⁷⁸⁹/])"
+    r"(?<![\w.\d⁰¹²³⁴⁵⁶⁷⁸⁹])"
     r"(?P<sign>[+\-−](?=\d))?"
     r"(?:"
     r"(?P<ten>10)(?P<tensup>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
@@ -128,13 +137,16 @@ UNIT_AFTER = re.compile(
     r"|(?P<rate>[A-Za-zµμ·\-]*/s)(?![\w/])"
     r"|(?P<time>ns|µs|μs|ms|s|min|minutes?|seconds?|h|hours?)(?![\w/])"
     r")")
-FACTOR_AFTER = re.compile(r"(?P<factor>[×x])(?![\w])(?!\s*[\d(])")
+FACTOR_AFTER = re.compile(r"(?P<factor>[×x])(?![\w])(?!\s*\d)")
 FACTOR_BEFORE = re.compile(r"(?:^|(?<=[\s(\[,;:]))×$")
 # Separators that make the number before them a figure of the same unit: ranges, lists, arrows.
 RANGE_BETWEEN = re.compile(r"\s?[–—]\s?|-|\s?…\s?|\s?\.\.\s?|\sto\s|\s?/\s?|\s?→\s?")
 
+# A table column whose header ends with one of those units, or names a rate, a "ns per …", a
+# speed-up or a ratio against the CPU/host path: every number in its cells is a figure.
 HEADER_UNIT = re.compile(
-    r"(?:^|[\s(\[])(?:%|σ|×|x|ns|µs|μs|ms|s|min|h)(?:$|[\s)\],/])|/s\b|[\w·]/s\b|speed-?up", re.I)
+    r"(?:^|\s)(?:%|ns|µs|μs|ms|s|min)(?:\s*\([^)]*\))?$|(?:^|\s)(?:ns|µs|μs|ms|s)(?: per |/)|/s\b|speed-?up|(?:^|\s)σ(?:\s|$)|\(%\)"
+    r"|\[(?:%|s|ms|ns|min)\]|/ (?:CPU|host)$", re.I)
 
 TAG_RE = re.compile(r"<!--(.*?)-->", re.S)
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
@@ -175,6 +187,38 @@ def strip_code(text):
     return CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text)
 
 
+def split_line(text):
+    """(the text without its HTML comments, the comments' contents). A comment inside a `code span`
+    is text; a backtick inside a comment is part of the comment."""
+    out, comments, i, n = [], [], 0, len(text)
+    while i < n:
+        if text.startswith("<!--", i):
+            j = text.find("-->", i + 4)
+            if j < 0:
+                comments.append(None)
+                out.append(text[i:])
+                break
+            comments.append(text[i + 4:j])
+            out.append(" ")
+            i = j + 3
+        elif text[i] == "`":
+            k = i
+            while k < n and text[k] == "`":
+                k += 1
+            fence = text[i:k]
+            j = text.find(fence, k)
+            if j < 0:
+                out.append(text[i:k])
+                i = k
+            else:
+                out.append(text[i:j + len(fence)])
+                i = j + len(fence)
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out), comments
+
+
 def find_figures(text, header_unit=False):
     """Figures in a piece of prose (tags and code already removed)."""
     nums = []
@@ -190,8 +234,8 @@ def find_figures(text, header_unit=False):
         if u:
             unit = next(k for k, v in u.groupdict().items() if v)
         else:
-            f = FACTOR_AFTER.match(rest)
-            if f:
+            u = FACTOR_AFTER.match(rest)
+            if u:
                 unit = "factor"
         before = text[:m.start()]
         if unit is None and FACTOR_BEFORE.search(before) and not m.group("sign"):
@@ -294,7 +338,9 @@ def parse_entry(raw, prev_path, doc_dir):
             k, v = p, True
         if k == "where":
             opts["where"].append(v)
-        elif k in ("row", "col", "re", "table", "scale", "div", "agg", "weight", "cmp", "tol", "rtol", "n",
+        elif k in ("div", "mul"):
+            opts.setdefault("ops", []).append((k, v))
+        elif k in ("row", "col", "re", "table", "scale", "add", "agg", "weight", "cmp", "tol", "rtol", "n",
                    "abs", "each"):
             opts[k] = v
         else:
@@ -350,13 +396,17 @@ def json_walk(node, tokens, where):
         items = node if isinstance(node, list) else list(node.values()) if isinstance(node, dict) else None
         if items is None:
             raise SourceError("'*' on a scalar")
-        out = []
+        out, missing = [], None
         for it in items:
             if where and not all(where_ok(it, w) for w in where):
                 continue
-            out.extend(json_walk(it, rest, []))
-        if where and not out:
-            raise SourceError(f"no element matches where={where}")
+            try:
+                out.extend(json_walk(it, rest, []))
+            except SourceError as x:   # an element without the key (e.g. a skipped case): None,
+                missing = x            # dropped after div=/mul= (which stay aligned element by element)
+                out.append(None)
+        if all(v is None for v in out):
+            raise SourceError(f"no element matches where={where}" if missing is None else str(missing))
         return out
     tok = tok.replace("~1", "/").replace("~0", "~")
     if isinstance(node, list):
@@ -433,7 +483,9 @@ def split_row(line):
 
 
 def clean_header(h):
-    return re.sub(r"[`*]", "", h).strip()
+    h = h.replace("`", "").strip()
+    m = re.fullmatch(r"\*\*(.*)\*\*", h)
+    return (m.group(1) if m else h).strip()
 
 
 def column_indices(headers, col):
@@ -455,8 +507,8 @@ def column_indices(headers, col):
 
 def md_values(root, e):
     o = e.opts
-    if "row" not in o or "col" not in o:
-        raise SourceError("a markdown source needs row= and col=")
+    if "col" not in o:
+        raise SourceError("a markdown source needs col=")
     found = []
     for t in md_tables(read_text(root, e.path)):
         if "table" in o and not re.search(o["table"], t["header_line"]):
@@ -467,13 +519,20 @@ def md_values(root, e):
             if "table" in o:
                 raise
             continue
+        hs = [clean_header(h) for h in t["header"]]
         for ln, cells in t["rows"]:
-            if re.search(o["row"], ln):
+            if "row" in o and not re.search(o["row"], ln):
+                continue
+            rec = {h: re.sub(TAG_RE, "", c).strip() for h, c in zip(hs, cells)}
+            if o["where"] and not all(where_ok(rec, w) for w in o["where"]):
+                continue
+            if True:
                 for ci in cis:
                     if ci >= len(cells):
                         raise SourceError(f"row '{ln[:60]}' has no column {o['col']}")
                     found.append(cell_number(re.sub(TAG_RE, "", cells[ci]), o))
-    return numbers_found(found, o, f"no table row matches row={o['row']} with a column '{o['col']}'")
+    return numbers_found(found, o, f"no table row matches row={o.get('row')} where={o['where']} "
+                                   f"with a column '{o['col']}'")
 
 
 def cell_number(text, o):
@@ -585,14 +644,25 @@ def stored_values(root, e):
     elif ext == ".json":
         vals, is_list = json_values(root, e, e.frag or "")
         for v in vals:
-            if not isinstance(v, (int, float)) or isinstance(v, bool):
+            if v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool)):
                 raise SourceError(f"value {json.dumps(v)[:60]} is not a number")
-        vals = [float(v) for v in vals]
-        if "div" in o:
-            den, _ = json_values(root, Entry(e.raw, "stored", e.path, None, {"where": e.opts["where"]}), o["div"])
-            if len(den) != len(vals):
-                raise SourceError("div= gives a different number of values")
-            vals = [a / float(b) for a, b in zip(vals, den)]
+        vals = [None if v is None else float(v) for v in vals]
+        for op, pointer in o.get("ops", []):
+            other_path = e.path
+            if "#" in pointer:   # div=OTHER.json#/pointer: a value stored in another JSON file
+                other_path, pointer = pointer.split("#", 1)
+            other, _ = json_values(root, Entry(e.raw, "stored", other_path, None, {"where": e.opts["where"]}), pointer)
+            if len(other) not in (1, len(vals)):
+                raise SourceError(f"{op}={pointer} gives {len(other)} values for {len(vals)}")
+            other = other * (len(vals) if len(other) == 1 else 1)
+            vals = [None if a is None or b is None else (a / float(b) if op == "div" else a * float(b))
+                    for a, b in zip(vals, other)]
+        if "weight" in o:
+            weights, _ = json_values(root, Entry(e.raw, "stored", e.path, None, {"where": e.opts["where"]}),
+                                     o["weight"])
+            pairs = [(v, w) for v, w in zip(vals, weights) if v is not None and w is not None]
+            vals, o = [v for v, _ in pairs], dict(o, _weights=[float(w) for _, w in pairs])
+        vals = [v for v in vals if v is not None]
     elif ext == ".md":
         vals = md_values(root, e)
         is_list = len(vals) > 1
@@ -602,16 +672,14 @@ def stored_values(root, e):
     else:
         raise SourceError(f"{e.path}: use re= for a {ext or 'plain'} file")
     if "agg" in o:
-        weights = None
-        if "weight" in o:
-            weights, _ = json_values(root, Entry(e.raw, "stored", e.path, None, {"where": e.opts["where"]}),
-                                     o["weight"])
-        vals = [aggregate(vals, o["agg"], weights)]
+        vals = [aggregate(vals, o["agg"], o.get("_weights"))]
     elif len(vals) > 1 and not multi_ok and "each" not in o:
         raise SourceError(f"{len(vals)} values ({', '.join(f'{v:.4g}' for v in vals[:6])}): "
                           "narrow the selection, or add agg= or each")
     elif len(vals) == 0:
         raise SourceError("no value")
+    if "add" in o:
+        vals = [v + float(o["add"]) for v in vals]
     if "abs" in o:
         vals = [abs(v) for v in vals]
     if "scale" in o:
@@ -620,13 +688,12 @@ def stored_values(root, e):
     return vals
 
 
-_test_index = None
+_test_index = {}
 
 
 def test_index(root):
-    global _test_index
-    if _test_index is not None:
-        return _test_index
+    if root in _test_index:
+        return _test_index[root]
     gtests, ctests, patterns = set(), set(), []
     skip = re.compile(r"^(build|out)[^/]*$|^\.")
     for base in ("tests", "src", "validation", "benchmarks", "."):
@@ -653,8 +720,8 @@ def test_index(root):
                             patterns.append(re.compile(re.sub(r"\\\$\\\{\w+\\\}", r"[\\w.-]+", re.escape(name))))
                         else:
                             ctests.add(name)
-    _test_index = (gtests, ctests, patterns)
-    return _test_index
+    _test_index[root] = (gtests, ctests, patterns)
+    return _test_index[root]
 
 
 def test_exists(root, name):
@@ -737,10 +804,14 @@ def check_file(root, rel, listing=None, untagged_only=False):
         if code:
             prev_was_table = False
             continue
-        comments = TAG_RE.findall(raw)
-        body = TAG_RE.sub(" ", raw)
-        if "<!--" in body:
+        body, comments = split_line(raw)
+        if None in comments:
             fails.append(Failure(where, "an HTML comment that does not close on its line"))
+            comments = [c for c in comments if c is not None]
+        if raw.lstrip().startswith("|"):
+            # GFM splits a table row on every unescaped pipe, comments included: a pipe in a
+            # row's tag is written \| (a literal pipe in a regex there: \x7c)
+            comments = [c.replace("\\|", "|") for c in comments]
         entries, claim, tags_src = [], None, False
         prev_path = None
         for c in comments:

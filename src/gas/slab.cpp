@@ -154,7 +154,12 @@ SlabCase read_slab_case(const std::filesystem::path& file) {
   } catch (const YAML::Exception& e) {
     throw InputError(fmt::format("{}: YAML syntax error at line {}: {}", file.string(), e.mark.line + 1, e.msg));
   }
-  return parse_slab_case(root, file.string());
+  try {
+    return parse_slab_case(root, file.string());
+  } catch (const YAML::Exception& e) {  // a conversion no key check caught: still the file and line
+    throw InputError(fmt::format("{}: line {}, column {}: unexpected value ({}); see docs/gas-models.md for the slab keys",
+                                 file.string(), e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
 }
 
 namespace {

@@ -245,7 +245,8 @@ TetMesh extract_model(GmshSession& session, const fs::path& file, BoundaryLabels
   });
   auto make_groups = [&](const gmsh::vectorpair& pg, int dim) {
     std::vector<PhysicalGroup> groups;
-    for (const auto& [d, tag] : pg) {
+    for (const auto& entity : pg) {  // no structured binding: lambdas below capture these (clang < 16)
+      const int d = entity.first, tag = entity.second;
       PhysicalGroup g;
       g.tag = tag;
       g.dim = dim;
@@ -265,7 +266,8 @@ TetMesh extract_model(GmshSession& session, const fs::path& file, BoundaryLabels
   session.call("list the volume entities", hint, [&] { gmsh::model::getEntities(volumes, 3); });
   std::vector<std::size_t> tet_nodes;
   std::map<int, std::pair<std::size_t, std::size_t>> bad_types;  // type -> (count, first tag)
-  for (const auto& [dim, ent] : volumes) {
+  for (const auto& entity : volumes) {
+    const int dim = entity.first, ent = entity.second;
     std::vector<int> types;
     std::vector<std::vector<std::size_t>> elem_tags, node_tags;
     session.call("read the volume elements", hint,

@@ -16,6 +16,7 @@ control). Coarse angular sets (S8, T4) on purpose: their DG wall fluxes carry 1-
   final_gather_check.py --dgrte build/src/app/dgrte [--cases slab_gray,...] [--out DIR]
 """
 import argparse
+import json
 import pathlib
 import sys
 import tempfile
@@ -123,7 +124,7 @@ def excess(values, ref, sigma, tol):
     return float(np.max(d - (tol * scale + 3 * sigma))), float(np.max(d) / scale)
 
 
-def check_case(name, dgrte, out):
+def check_case(name, dgrte, out, record):
     build, tol, kind = CASES[name]
     case, reference = build()
     runs = {}
@@ -141,11 +142,15 @@ def check_case(name, dgrte, out):
         sig = f", sigma_MC {100 * np.max(sigma) / np.max(np.abs(r)):.3f} %" if np.any(sigma > 0) else ""
         print(f"{name:32s} {q:10s} vs {kind}: DG {100 * over['DG'][1]:.3f} %, gathered {100 * over['gathered'][1]:.3f} % "
               f"(bound {100 * tol:.2f} % + 3 sigma{sig})", flush=True)
+        record.setdefault(name, {"reference": kind, "bound_fraction": tol, "rays": RAYS, "quantities": {}})["quantities"][q] = {
+            "dg_error": over["DG"][1], "gathered_error": over["gathered"][1],
+            "sigma_mc": float(np.max(sigma) / np.max(np.abs(r))), "dg_fails_bound": bool(over["DG"][0] > 0)}
         if over["gathered"][0] > 0:
             failures.append(f"{name}, {q}: gathered error {100 * over['gathered'][1]:.3f} % exceeds {100 * tol:.2f} % + 3 sigma")
         dg_fails += over["DG"][0] > 0
     if dg_fails == 0:
         failures.append(f"{name}: the DG values pass the bounds too, so this case cannot tell a working gather from none")
+    record[name]["seconds"] = {"dg": runs["DG"][1], "gathered": runs["gathered"][1]}
     print(f"{name}: DG {runs['DG'][1]:.1f} s, gathered {runs['gathered'][1]:.1f} s ({RAYS} rays)")
     return failures
 
@@ -155,17 +160,24 @@ def main():
     ap.add_argument("--dgrte", required=True)
     ap.add_argument("--cases", default=",".join(CASES), help=f"comma-separated, of {', '.join(CASES)}")
     ap.add_argument("--out", default=None, help="work folder (default: a temporary one)")
+    ap.add_argument("--json", default=None, help="write the errors here (validation/montecarlo/final_gather_check.json)")
     a = ap.parse_args()
-    failures = []
+    failures, record = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         out = pathlib.Path(a.out or tmp)
         for name in a.cases.split(","):
             if name not in CASES:
                 sys.exit(f"unknown case {name}; known: {', '.join(CASES)}")
             try:
-                failures += check_case(name, a.dgrte, out)
+                failures += check_case(name, a.dgrte, out, record)
             except dio.DgrteError as e:
                 failures.append(f"{name}: {e}")
+    if a.json:
+        path = pathlib.Path(a.json)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"script": "final_gather_check.py", "date": time.strftime("%Y-%m-%d"), "cases": record,
+                                   "failures": failures}, indent=1) + "\n")
+        tmp.replace(path)
     for f in failures:
         print("FAIL:", f)
     print("final gather checks passed" if not failures else f"{len(failures)} failures")

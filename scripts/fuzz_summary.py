@@ -1,0 +1,59 @@
+#!/usr/bin/python3
+"""Summarise libFuzzer campaigns (scripts/fuzz.sh) into one JSON: per reader the inputs executed, the
+seconds, crashes / hangs / out-of-memory (artifact files), peak RSS and corpus size.
+
+  fuzz_summary.py build-fuzz/fuzz-work/case_file ... --out benchmarks/fuzz/results.json
+An existing results file is updated reader by reader (campaigns may run at different times).
+"""
+import argparse
+import json
+import os
+import pathlib
+import platform
+import re
+import time
+
+
+def summarise(folder):
+    folder = pathlib.Path(folder)
+    reader, rc, seconds = (folder / "status").read_text().split()
+    log = (folder / "fuzz.log").read_text(errors="replace")
+    def stat(name):
+        m = re.findall(rf"stat::{name}:\s+(\d+)", log)
+        return int(m[-1]) if m else None
+    artifacts = sorted(p.name for p in (folder / "artifacts").iterdir()) if (folder / "artifacts").exists() else []
+    return reader, {
+        "inputs": stat("number_of_executed_units"),
+        "seconds": int(seconds),
+        "exit_code": int(rc),
+        "crashes": sum(a.startswith("crash-") or a.startswith("leak-") for a in artifacts),
+        "hangs": sum(a.startswith("timeout-") or a.startswith("slow-unit-") for a in artifacts),
+        "out_of_memory": sum(a.startswith("oom-") for a in artifacts),
+        "artifacts": artifacts,
+        "peak_rss_mb": stat("peak_rss_mb"),
+        "corpus_files": len(list((folder / "corpus").iterdir())) if (folder / "corpus").exists() else 0,
+        "date": time.strftime("%Y-%m-%d"),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("folders", nargs="+")
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    out = pathlib.Path(a.out)
+    data = json.loads(out.read_text()) if out.exists() else {}
+    data["machine"] = f"{platform.node()} ({os.cpu_count()} cores), libFuzzer with ASan + UBSan"
+    readers = data.setdefault("readers", {})
+    for f in a.folders:
+        name, s = summarise(f)
+        readers[name] = s
+        print(f"{name:16s} inputs {s['inputs']}, {s['seconds']} s, crashes {s['crashes']}, hangs {s['hangs']}, "
+              f"oom {s['out_of_memory']}, peak RSS {s['peak_rss_mb']} MB")
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    tmp.replace(out)
+
+
+if __name__ == "__main__":
+    main()
