@@ -10,10 +10,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <unistd.h>
 
 namespace dgrte::fuzz {
@@ -28,6 +30,10 @@ inline std::filesystem::path as_file(const std::uint8_t* data, std::size_t size,
   static const auto dir = [] {
     const auto d = std::filesystem::temp_directory_path() / ("dgrte_fuzz_" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
+    std::atexit([] {  // the folder goes when the process ends normally (a crash leaves it for inspection)
+      std::error_code ec;
+      std::filesystem::remove_all(std::filesystem::temp_directory_path() / ("dgrte_fuzz_" + std::to_string(::getpid())), ec);
+    });
     return d;
   }();
   const auto path = dir / ("input" + extension);

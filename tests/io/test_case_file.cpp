@@ -7,6 +7,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 #include <ostream>
 #include <string>
@@ -259,6 +261,21 @@ TEST(CaseFile, MonteCarloRejectsTheKeysItWouldIgnore) {
     EXPECT_NE(msg.find(key), std::string::npos) << key << ": " << msg;
     EXPECT_NE(msg.find("montecarlo"), std::string::npos) << key << ": " << msg;
   }
+}
+
+// Found by fuzzing (tests/fuzz/corpus/case_file/crash_tagged_key.yaml): a key that is not a plain name,
+// or a value yaml-cpp cannot convert, is an input error naming the file and line, never an internal one.
+TEST(CaseFile, KeysThatAreNotNamesAreInputErrors) {
+  const auto complex_key = error_of(replace(kGood, "order: 3", "order: 3\n[a, b]: 1"));
+  EXPECT_NE(complex_key.find("bad.yaml"), std::string::npos) << complex_key;
+  EXPECT_NE(complex_key.find("a key must be a plain name"), std::string::npos) << complex_key;
+  std::ifstream in(DGRTE_SOURCE_DIR "/tests/fuzz/corpus/case_file/crash_tagged_key.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  ASSERT_FALSE(text.str().empty());
+  const auto tagged = error_of(text.str());
+  EXPECT_NE(tagged.find("bad.yaml"), std::string::npos) << tagged;
+  EXPECT_NE(tagged.find("line 18"), std::string::npos) << tagged;
 }
 
 TEST(CaseFile, MissingFileIsAClearError) {
