@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nanoflann.hpp>
+#include <vtkCellArray.h>
 #include <vtkCellData.h>
+#include <vtkCellType.h>
+#include <vtkCellTypes.h>
 #include <vtkCommand.h>
 #include <vtkDataArray.h>
 #include <vtkDataSet.h>
@@ -94,9 +97,72 @@ vtkSmartPointer<vtkDataSet> read_vtk(const FieldRequest& r) {
   return ds;
 }
 
+// The cells' point lists, checked before any VTK filter walks them: VTK's readers accept connectivity
+// that names points the file does not have, or a cell with too few points for its type, and the
+// probe filter then reads out of bounds (found by fuzzing, tests/fuzz/corpus/field_import).
+void check_cells(const FieldRequest& r, vtkCellArray* cells, const vtkUnsignedCharArray* types, vtkIdType num_points,
+                 const char* what) {
+  if (!cells) return;
+  const vtkIdType n = cells->GetNumberOfCells();
+  if (types && types->GetNumberOfTuples() != n)
+    throw InputError(fmt::format("{}: {} cells but {} cell types; the file is inconsistent, write it again", where_file(r), n,
+                                 types->GetNumberOfTuples()));
+  const vtkIdType connectivity = cells->GetNumberOfConnectivityIds();
+  vtkIdType previous = 0;
+  for (vtkIdType c = 0; c <= n; ++c) {  // offsets: 0, ..., connectivity, non-decreasing
+    const vtkIdType offset = cells->GetOffsetsArray()->GetComponent(c, 0);
+    if ((c == 0 && offset != 0) || offset < previous || offset > connectivity || (c == n && offset != connectivity))
+      throw InputError(fmt::format("{}: the {} offsets are inconsistent at cell {} (offset {}, {} connectivity entries); write the "
+                                   "file again", where_file(r), what, c, offset, connectivity));
+    previous = offset;
+  }
+  for (vtkIdType i = 0; i < connectivity; ++i) {
+    const vtkIdType id = static_cast<vtkIdType>(cells->GetConnectivityArray()->GetComponent(i, 0));
+    if (id < 0 || id >= num_points)
+      throw InputError(fmt::format("{}: a {} cell names point {}, but the file has {} points (0..{}); write the file again",
+                                   where_file(r), what, id, num_points, num_points - 1));
+  }
+  if (!types) return;
+  for (vtkIdType c = 0; c < n; ++c) {
+    const int type = types->GetValue(c);
+    const vtkIdType size = cells->GetCellSize(c);
+    int needed = -1;  // fixed point counts of the linear cells CFD codes write
+    switch (type) {
+      case VTK_VERTEX: needed = 1; break;
+      case VTK_LINE: needed = 2; break;
+      case VTK_TRIANGLE: needed = 3; break;
+      case VTK_QUAD: case VTK_PIXEL: case VTK_TETRA: needed = 4; break;
+      case VTK_PYRAMID: needed = 5; break;
+      case VTK_WEDGE: needed = 6; break;
+      case VTK_VOXEL: case VTK_HEXAHEDRON: needed = 8; break;
+      case VTK_QUADRATIC_TETRA: needed = 10; break;
+      case VTK_QUADRATIC_HEXAHEDRON: needed = 20; break;
+      default: break;
+    }
+    if (std::string(vtkCellTypes::GetClassNameFromTypeId(type)) == "UnknownClass" || type == VTK_EMPTY_CELL)
+      throw InputError(fmt::format("{}: cell {} has VTK cell type {}, which VTK does not know; write the file again", where_file(r), c, type));
+    if ((needed > 0 && size != needed) || size < 1)
+      throw InputError(fmt::format("{}: cell {} ({}) has {} points, but that type has {}; write the file again", where_file(r), c,
+                                   vtkCellTypes::GetClassNameFromTypeId(type), size, needed));
+  }
+}
+
+void check_topology(const FieldRequest& r, vtkDataSet* ds) {
+  if (auto* grid = vtkUnstructuredGrid::SafeDownCast(ds)) {
+    if (grid->GetNumberOfCells() > 0 && (!grid->GetCells() || !grid->GetCellTypesArray()))
+      throw InputError(fmt::format("{}: cells without connectivity or types; write the file again", where_file(r)));
+    check_cells(r, grid->GetCells(), grid->GetCellTypesArray(), grid->GetNumberOfPoints(), "grid");
+    // (Polyhedra's face streams are not checked: tests/fuzz/README.md.)
+  } else if (auto* poly = vtkPolyData::SafeDownCast(ds)) {
+    for (auto* cells : {poly->GetVerts(), poly->GetLines(), poly->GetPolys(), poly->GetStrips()})
+      check_cells(r, cells, nullptr, poly->GetNumberOfPoints(), "polygonal");
+  }
+}
+
 SampledFields sample_vtk(const FieldRequest& r, std::span<const Vec3> points) {
   const auto ds = read_vtk(r);
   if (ds->GetNumberOfCells() == 0) throw InputError(fmt::format("{}: the data set has no cells to interpolate in", where_file(r)));
+  check_topology(r, ds);
   // A copy holding only the requested arrays, so that the probe interpolates nothing else.
   vtkSmartPointer<vtkDataSet> src = vtkSmartPointer<vtkDataSet>::Take(ds->NewInstance());
   src->CopyStructure(ds);

@@ -15,6 +15,8 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <sstream>
+#include <array>
 #include <mutex>
 #include <string_view>
 #include <system_error>
@@ -192,14 +194,47 @@ void check_readable(const fs::path& file, std::string_view kind) {
         fmt::format("{}: cannot open the {} file for reading; check its permissions", file.string(), kind));
 }
 
-// A .msh file (2.x or 4.x, ASCII or binary) starts with "$MeshFormat" and ends with a "$End..." line.
-// Gmsh 4.8 accepts a file cut off after the last complete element without complaint; catch that here.
-void check_msh_complete(const fs::path& file) {
+// A .msh file (2.2 or 4.x, ASCII or binary) starts with "$MeshFormat" and its version, and ends with a
+// "$End..." line. Anything else is refused before Gmsh sees it: gmsh::open picks its reader from the
+// content, and malformed post-processing views ("$View", "$NodeData" ...) crash Gmsh 4.8's view readers
+// (found by fuzzing, tests/fuzz/corpus/mesh_msh). Gmsh 4.8 also accepts a file cut off after the last
+// complete element without complaint; catch that here.
+void check_msh_format(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
-  std::string head(11, '\0');
-  in.read(head.data(), 11);
+  std::string head(64, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));
-  if (head.rfind("$MeshFormat", 0) != 0) return;  // not a .msh 2/4 file: let Gmsh decide what it is
+  if (head.rfind("$MeshFormat", 0) != 0)
+    throw InputError(fmt::format("{}: not a Gmsh mesh file (a .msh file starts with \"$MeshFormat\"); write the mesh "
+                                 "from Gmsh in format 2.2 or 4.1 (File > Export > .msh, or gmsh -3 -format msh41)",
+                                 file.string()));
+  std::istringstream version_line(head.substr(11));  // "$MeshFormat\n4.1 0 8"
+  double version = 0;
+  version_line >> version;
+  if (!(version == 2.2 || (version >= 4.0 && version < 5.0)))
+    throw InputError(fmt::format("{}: line 2: Gmsh mesh format version {} is not read; save the mesh in format 2.2 or "
+                                 "4.1 (gmsh -format msh41)", file.string(), version_line ? fmt::format("{:g}", version) : "(unreadable)"));
+  // Post-processing sections: the mesh alone is read. Scan in blocks (the markers are ASCII in binary files too).
+  static constexpr std::array<std::string_view, 5> kViews = {"\n$NodeData", "\n$ElementData", "\n$ElementNodeData",
+                                                              "\n$View", "\n$PostFormat"};
+  in.clear();
+  in.seekg(0);
+  std::string block, carry;
+  block.resize(1 << 20);
+  std::size_t line = 1;
+  while (in) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    const std::string text = carry + block.substr(0, static_cast<std::size_t>(in.gcount()));
+    for (const auto& marker : kViews)
+      if (const auto at = text.find(marker); at != std::string::npos)
+        throw InputError(fmt::format("{}: line {}: the file holds post-processing data (\"{}\"), which dgrte does not read; "
+                                     "save the mesh alone (Gmsh: File > Export without views, or gmsh -0 -save)",
+                                     file.string(), line + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at) + 1, '\n')),
+                                     marker.substr(1)));
+    const std::size_t keep = std::min<std::size_t>(text.size(), 24);
+    line += static_cast<std::size_t>(std::count(text.begin(), text.end() - static_cast<std::ptrdiff_t>(keep), '\n'));
+    carry = text.substr(text.size() - keep);
+  }
   in.clear();
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
@@ -451,7 +486,7 @@ int parity(const std::array<int, 4>& p) {
 // ---------------------------------------------------------------------------------------------
 TetMesh read_mesh(const std::filesystem::path& file, BoundaryLabels labels) {
   check_readable(file, "mesh");
-  check_msh_complete(file);
+  check_msh_format(file);
   GmshSession session(file);
   session.call("read the mesh", "check that it is a complete Gmsh .msh file (format 2.2 or 4.1)",
                [&] { gmsh::open(file.string()); });

@@ -238,5 +238,19 @@ TEST(FieldImport, CsvErrorsNameFileLineAndColumn) {
   EXPECT_EQ(s.outside, 0u);
 }
 
+// Found by fuzzing (tests/fuzz/corpus/field_import/crash_point_out_of_range.vtu.bin): a cell naming a
+// point the file does not have crashed VTK's probe filter; it is an input error naming the point.
+TEST(FieldImport, CellsNamingMissingPointsAreInputErrors) {
+  std::ifstream in(DGRTE_SOURCE_DIR "/tests/fuzz/corpus/field_import/crash_point_out_of_range.vtu.bin", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(text.size(), 1u);
+  const auto f = std::filesystem::temp_directory_path() / "dgrte_out_of_range.vtu";
+  std::ofstream(f, std::ios::binary) << text.substr(1);  // the first byte picks the fuzz target's format
+  const auto msg = error_of({f, {"T"}, false, 0, "case.yaml: media.*.field"}, {{0.1, 0.1, 0.1}});
+  EXPECT_NE(msg.find("dgrte_out_of_range.vtu"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("names point 3"), std::string::npos) << msg;
+  std::filesystem::remove(f);
+}
+
 }  // namespace
 }  // namespace dgrte::fields

@@ -148,6 +148,19 @@ TEST(ReadMeshErrors, NotAMeshFile) {
   EXPECT_EQ(read_mesh(good).num_elements(), 1u);
 }
 
+// Found by fuzzing: a file Gmsh would take for a post-processing view ("$View", "$NodeData" ...) crashed
+// Gmsh's view reader; anything but a .msh 2.2/4.x mesh is refused before Gmsh sees it.
+TEST(ReadMeshErrors, ViewsAndOtherFormatsNeverReachGmsh) {
+  expect_input_error([&] { read_mesh(DGRTE_SOURCE_DIR "/tests/fuzz/corpus/mesh_msh/crash_view_header.msh"); },
+                     {"crash_view_header.msh", "not a Gmsh mesh file", "$MeshFormat"});
+  ScratchDir dir;
+  const auto old = dir.write("old.msh", "$MeshFormat\n1.0 0 8\n$EndMeshFormat\n");
+  expect_input_error([&] { read_mesh(old); }, {"old.msh", "line 2", "version 1", "4.1"});
+  const auto with_data = dir.write("data.msh", msh22(kNames, kNodes, concat(kTetWalls, {kLastWall, "10 4 2 1 1 1 2 3 4"})) +
+                                                   "$NodeData\n1\n\"T\"\n1\n0.0\n3\n0\n1\n1\n1 300\n$EndNodeData\n");
+  expect_input_error([&] { read_mesh(with_data); }, {"data.msh", "post-processing data", "$NodeData"});
+}
+
 TEST(ReadMeshErrors, NoTetrahedra) {
   ScratchDir dir;
   const auto file = dir.write("surface_only.msh", msh22(kNames, kNodes, concat(kTetWalls, {kLastWall})));
