@@ -19,6 +19,7 @@ if [ -z "${DGRTE_REQUIRE_OPENCL:-}" ]; then
 fi
 build_dir=${BUILD_DIR:-build}
 rc=0
+rm -f "$build_dir/Testing/Temporary/LastTest.log"   # the closing line reads this run's log only
 ctest --test-dir "$build_dir" --output-on-failure -j "${JOBS:-2}" "$@" || rc=$?
 python3 scripts/ctest_skips.py "$build_dir/Testing/Temporary/LastTest.log" || true
 exit $rc

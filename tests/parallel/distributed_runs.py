@@ -19,6 +19,8 @@ import tempfile
 import yaml
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "validation" / "common"))
+import dgrte_io as dio  # noqa: E402
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1",
            OMPI_MCA_btl_vader_single_copy_mechanism="none", OMPI_MCA_rmaps_base_oversubscribe="1")
 
@@ -266,10 +268,7 @@ def main():
 
 
 def report(failures):
-    for f in failures:
-        print("FAIL:", f)
-    print("all distributed checks passed" if not failures else f"{len(failures)} failures")
-    return 1 if failures else 0
+    return dio.report_failures(failures, "all distributed checks passed")
 
 
 if __name__ == "__main__":

@@ -131,6 +131,14 @@ def run_case(dgrte, case, outdir, base=None, extra_args=(), timeout=None):
     return Run(outdir, summary)
 
 
+def report_failures(failures, passed_text):
+    """Prints each failure (FAIL: ...) and a closing line; returns the exit code of a check (0 or 1)."""
+    for f in failures:
+        print("FAIL:", f)
+    print(passed_text if not failures else f"{len(failures)} failures")
+    return 1 if failures else 0
+
+
 def read_csv_columns(path):
     """A CSV with optional '#' comment lines, one header line of names, then numbers -> {name: array}.
 

@@ -178,10 +178,7 @@ def main():
         tmp.write_text(json.dumps({"script": "final_gather_check.py", "date": time.strftime("%Y-%m-%d"), "cases": record,
                                    "failures": failures}, indent=1) + "\n")
         tmp.replace(path)
-    for f in failures:
-        print("FAIL:", f)
-    print("final gather checks passed" if not failures else f"{len(failures)} failures")
-    return 1 if failures else 0
+    return dio.report_failures(failures, "final gather checks passed")
 
 
 if __name__ == "__main__":
