@@ -7,8 +7,12 @@
 # A crash stops that reader's campaign and leaves its input in build-fuzz/fuzz-work/<reader>/artifacts:
 # fix the reader, then copy the input into tests/fuzz/corpus/<reader>/ so it stays a test.
 #
+# FUZZ_KEEP_GOING=1 runs libFuzzer's fork mode instead, which goes on after a crash (each one saved), to
+# count the crashes of a reader that has known ones.
+#
 #   bash scripts/fuzz.sh                       # every reader, 1e6 inputs or 3 h each
 #   FUZZ_SECONDS=600 bash scripts/fuzz.sh case_file mesh_msh
+#   FUZZ_KEEP_GOING=1 FUZZ_SECONDS=600 bash scripts/fuzz.sh mesh_msh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 READERS=("$@")
@@ -35,9 +39,11 @@ for r in "${READERS[@]}"; do
   log="$work/$r/fuzz.log"
   echo "== fuzz_$r: up to $RUNS inputs or $SECONDS_MAX s"
   start=$(date +%s)
+  keep_going=()
+  [ "${FUZZ_KEEP_GOING:-0}" = 1 ] && keep_going=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   set +e
   OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=0 "$BUILD/tests/fuzz/fuzz_$r" -runs="$RUNS" -max_total_time="$SECONDS_MAX" \
-    -timeout="$TIMEOUT" -rss_limit_mb="$RSS_MB" -max_len=8192 -print_final_stats=1 \
+    -timeout="$TIMEOUT" -rss_limit_mb="$RSS_MB" -max_len=8192 -print_final_stats=1 "${keep_going[@]}" \
     -artifact_prefix="$work/$r/artifacts/" "$work/$r/corpus" "tests/fuzz/corpus/$r" >"$log" 2>&1
   rc=$?
   set -e

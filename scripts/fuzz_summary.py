@@ -21,9 +21,11 @@ def summarise(folder):
     def stat(name):
         m = re.findall(rf"stat::{name}:\s+(\d+)", log)
         return int(m[-1]) if m else None
+    fork_units = re.findall(r"^#(\d+): cov:", log, re.M)  # fork mode (FUZZ_KEEP_GOING): progress lines only
     artifacts = sorted(p.name for p in (folder / "artifacts").iterdir()) if (folder / "artifacts").exists() else []
     return reader, {
-        "inputs": stat("number_of_executed_units"),
+        "inputs": stat("number_of_executed_units") or (int(fork_units[-1]) if fork_units else None),
+        "mode": "fork, going on after crashes" if fork_units else "stop at the first crash",
         "seconds": int(seconds),
         "exit_code": int(rc),
         "crashes": sum(a.startswith("crash-") or a.startswith("leak-") for a in artifacts),
