@@ -252,6 +252,49 @@ void check_msh_format(const fs::path& file) {
                     file.string(), last.substr(0, 40)));
 }
 
+// The $PhysicalNames section (ASCII in text and binary files alike): a count, then that many lines
+// `dim tag "name"`, then $EndPhysicalNames. Gmsh 4.8 trusts the count and crashes on a section that
+// breaks this (found by fuzzing), so it is checked here first.
+void check_physical_names(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string line;
+  std::size_t line_no = 0;
+  auto fail = [&](const std::string& what) {
+    throw InputError(fmt::format("{}: line {}: {} in $PhysicalNames (each line: dimension 0-3, tag, \"name\"); write "
+                                 "the mesh again", file.string(), line_no, what));
+  };
+  auto next = [&] {
+    if (!std::getline(in, line)) fail("the file ends");
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+  };
+  while (std::getline(in, line)) {  // the section comes before the nodes
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line == "$Nodes" || line == "$Entities" || line == "$Elements" || line_no > 64) return;
+    if (line != "$PhysicalNames") continue;
+    next();
+    std::istringstream count_line(line);
+    long count = -1;
+    if (!(count_line >> count) || count < 0 || count > 1000000) fail(fmt::format("\"{}\" is not a count of names", line.substr(0, 40)));
+    for (long i = 0; i < count; ++i) {
+      next();
+      std::istringstream entry(line);
+      int dim = -1;
+      long tag = 0;
+      std::string rest;
+      if (!(entry >> dim >> tag) || dim < 0 || dim > 3) fail(fmt::format("entry {} of {} (\"{}\") has no dimension 0-3 and tag", i + 1, count, line.substr(0, 40)));
+      std::getline(entry, rest);
+      const auto open = rest.find('"');
+      if (open == std::string::npos || rest.find('"', open + 1) == std::string::npos)
+        fail(fmt::format("entry {} of {} has no quoted name", i + 1, count));
+    }
+    next();
+    if (line != "$EndPhysicalNames") fail(fmt::format("\"{}\" instead of $EndPhysicalNames after {} names", line.substr(0, 40), count));
+    return;
+  }
+}
+
 std::string element_type_name(int type) {
   std::string name;
   int dim = 0, order = 0, num_nodes = 0, num_primary = 0;
@@ -487,6 +530,7 @@ int parity(const std::array<int, 4>& p) {
 TetMesh read_mesh(const std::filesystem::path& file, BoundaryLabels labels) {
   check_readable(file, "mesh");
   check_msh_format(file);
+  check_physical_names(file);
   GmshSession session(file);
   session.call("read the mesh", "check that it is a complete Gmsh .msh file (format 2.2 or 4.1)",
                [&] { gmsh::open(file.string()); });

@@ -161,6 +161,21 @@ TEST(ReadMeshErrors, ViewsAndOtherFormatsNeverReachGmsh) {
   expect_input_error([&] { read_mesh(with_data); }, {"data.msh", "post-processing data", "$NodeData"});
 }
 
+// Found by fuzzing: Gmsh 4.8 trusts the count of $PhysicalNames and crashed on a section that breaks its
+// format; dgrte checks the section first and names the line.
+TEST(ReadMeshErrors, MalformedPhysicalNamesNeverReachGmsh) {
+  ScratchDir dir;
+  const std::string head = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n";
+  const auto short_section = dir.write("short.msh", head + "3\n3 1 \"medium\"\n2 2 \"walls\"\n$EndPhysicalNames\n$Nodes\n0\n$EndNodes\n");
+  expect_input_error([&] { read_mesh(short_section); }, {"short.msh", "line 8", "$PhysicalNames"});
+  const auto bad_dim = dir.write("dim.msh", head + "1\n4 11 \"xmin\"\n$EndPhysicalNames\n$Nodes\n0\n$EndNodes\n");
+  expect_input_error([&] { read_mesh(bad_dim); }, {"dim.msh", "line 6", "dimension 0-3"});
+  const auto unquoted = dir.write("name.msh", head + "1\n2 11 xmin\n$EndPhysicalNames\n$Nodes\n0\n$EndNodes\n");
+  expect_input_error([&] { read_mesh(unquoted); }, {"name.msh", "line 6", "quoted name"});
+  for (const char* f : {"crash_physical_names_count.msh", "crash_physical_names_dimension.msh"})
+    expect_input_error([&] { read_mesh(std::string(DGRTE_SOURCE_DIR "/tests/fuzz/corpus/mesh_msh/") + f); }, {f, "$PhysicalNames"});
+}
+
 TEST(ReadMeshErrors, NoTetrahedra) {
   ScratchDir dir;
   const auto file = dir.write("surface_only.msh", msh22(kNames, kNodes, concat(kTetWalls, {kLastWall})));
