@@ -139,8 +139,14 @@ void check_cells(const FieldRequest& r, vtkCellArray* cells, const vtkUnsignedCh
       case VTK_QUADRATIC_HEXAHEDRON: needed = 20; break;
       default: break;
     }
-    if (std::string(vtkCellTypes::GetClassNameFromTypeId(type)) == "UnknownClass" || type == VTK_EMPTY_CELL)
-      throw InputError(fmt::format("{}: cell {} has VTK cell type {}, which VTK does not know; write the file again", where_file(r), c, type));
+    // Cells VTK can interpolate in: linear, quadratic, polyhedra, Lagrange and Bezier (dgrte's own
+    // solution.vtu). The abstract parametric and higher-order ids (51-67) crash the probe filter.
+    const bool interpolable = (type >= VTK_VERTEX && type <= VTK_HEXAGONAL_PRISM) ||
+                              (type >= VTK_QUADRATIC_EDGE && type <= VTK_TRIQUADRATIC_PYRAMID) || type == VTK_POLYHEDRON ||
+                              (type >= VTK_LAGRANGE_CURVE && type <= VTK_BEZIER_PYRAMID);
+    if (!interpolable || std::string(vtkCellTypes::GetClassNameFromTypeId(type)) == "UnknownClass")
+      throw InputError(fmt::format("{}: cell {} has VTK cell type {}, which cannot be interpolated in; write the field with "
+                                   "linear, quadratic or Lagrange cells", where_file(r), c, type));
     if ((needed > 0 && size != needed) || size < 1)
       throw InputError(fmt::format("{}: cell {} ({}) has {} points, but that type has {}; write the file again", where_file(r), c,
                                    vtkCellTypes::GetClassNameFromTypeId(type), size, needed));
