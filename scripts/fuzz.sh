@@ -24,7 +24,7 @@ RSS_MB=${FUZZ_RSS_MB:-4096}
 BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
 if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get install -y -q --no-install-recommends clang libclang-rt-dev || $SUDO apt-get install -y -q --no-install-recommends clang
+  $SUDO apt-get install -y -q --no-install-recommends clang   # libFuzzer comes with its libclang-common-*-dev
 fi
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
   CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDGRTE_FUZZ=ON -DDGRTE_BUILD_BENCHMARKS=OFF
