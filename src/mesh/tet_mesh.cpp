@@ -8,16 +8,17 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <limits>
 #include <map>
-#include <sstream>
-#include <array>
 #include <mutex>
+#include <sstream>
 #include <string_view>
 #include <system_error>
 #include <unordered_map>
@@ -217,23 +218,26 @@ void check_msh_format(const fs::path& file) {
   // Post-processing sections: the mesh alone is read. Scan in blocks (the markers are ASCII in binary files too).
   static constexpr std::array<std::string_view, 5> kViews = {"\n$NodeData", "\n$ElementData", "\n$ElementNodeData",
                                                               "\n$View", "\n$PostFormat"};
+  // The buffer keeps the last bytes of the previous block in front, so a marker split across two
+  // blocks is still found; lines are counted once per block, and up to the marker only when one is found.
+  constexpr std::size_t kBlock = 1 << 20, kKeep = 24;
+  std::string buffer(kKeep + kBlock, '\0');
+  std::size_t kept = 0, line = 1;
   in.clear();
   in.seekg(0);
-  std::string block, carry;
-  block.resize(1 << 20);
-  std::size_t line = 1;
   while (in) {
-    in.read(block.data(), static_cast<std::streamsize>(block.size()));
-    const std::string text = carry + block.substr(0, static_cast<std::size_t>(in.gcount()));
+    in.read(buffer.data() + kept, static_cast<std::streamsize>(kBlock));
+    const std::string_view text(buffer.data(), kept + static_cast<std::size_t>(in.gcount()));
     for (const auto& marker : kViews)
-      if (const auto at = text.find(marker); at != std::string::npos)
+      if (const auto at = text.find(marker); at != std::string_view::npos)
         throw InputError(fmt::format("{}: line {}: the file holds post-processing data (\"{}\"), which dgrte does not read; "
                                      "save the mesh alone (Gmsh: File > Export without views, or gmsh -0 -save)",
                                      file.string(), line + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at) + 1, '\n')),
                                      marker.substr(1)));
-    const std::size_t keep = std::min<std::size_t>(text.size(), 24);
+    const std::size_t keep = std::min(text.size(), kKeep);
     line += static_cast<std::size_t>(std::count(text.begin(), text.end() - static_cast<std::ptrdiff_t>(keep), '\n'));
-    carry = text.substr(text.size() - keep);
+    std::memmove(buffer.data(), text.data() + text.size() - keep, keep);
+    kept = keep;
   }
   in.clear();
   in.seekg(0, std::ios::end);
@@ -263,14 +267,16 @@ void check_physical_names(const fs::path& file) {
     throw InputError(fmt::format("{}: line {}: {} in $PhysicalNames (each line: dimension 0-3, tag, \"name\"); write "
                                  "the mesh again", file.string(), line_no, what));
   };
-  auto next = [&] {
-    if (!std::getline(in, line)) fail("the file ends");
+  auto read_line = [&] {  // a line without its '\r', counted
+    if (!std::getline(in, line)) return false;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    return true;
   };
-  while (std::getline(in, line)) {  // the section comes before the nodes
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  auto next = [&] {
+    if (!read_line()) fail("the file ends");
+  };
+  while (read_line()) {  // the section comes before the nodes
     if (line == "$Nodes" || line == "$Entities" || line == "$Elements" || line_no > 64) return;
     if (line != "$PhysicalNames") continue;
     next();
