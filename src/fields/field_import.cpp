@@ -1,6 +1,7 @@
 #include "fields/field_import.hpp"
 
 #include "common/error.hpp"
+#include "isolation/isolated_read.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -165,10 +166,21 @@ void check_topology(const FieldRequest& r, vtkDataSet* ds) {
   }
 }
 
-SampledFields sample_vtk(const FieldRequest& r, std::span<const Vec3> points) {
-  const auto ds = read_vtk(r);
+vtkSmartPointer<vtkDataSet> read_checked_vtk(const FieldRequest& r) {
+  auto ds = read_vtk(r);
   if (ds->GetNumberOfCells() == 0) throw InputError(fmt::format("{}: the data set has no cells to interpolate in", where_file(r)));
   check_topology(r, ds);
+  return ds;
+}
+
+SampledFields sample_vtk(const FieldRequest& r, std::span<const Vec3> points) {
+  isolation::check_in_child({.reader = "vtk",
+                             .file = r.file,
+                             .arguments = {r.where},
+                             .context = where_file(r),
+                             .library = "VTK's reader",
+                             .remedy = "Write the file again from the CFD code or ParaView (File > Save Data)."});
+  const auto ds = read_checked_vtk(r);
   // A copy holding only the requested arrays, so that the probe interpolates nothing else.
   vtkSmartPointer<vtkDataSet> src = vtkSmartPointer<vtkDataSet>::Take(ds->NewInstance());
   src->CopyStructure(ds);
@@ -391,6 +403,8 @@ SampledFields sample_csv(const FieldRequest& r, std::span<const Vec3> points) {
 }
 
 }  // namespace
+
+void read_vtk_in_process(const FieldRequest& request) { read_checked_vtk(request); }
 
 SampledFields sample_fields(const FieldRequest& request, std::span<const Vec3> points) {
   if (!std::filesystem::exists(request.file))

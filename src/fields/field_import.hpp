@@ -45,6 +45,12 @@ struct SampledFields {
   double max_distance = 0;                  // point clouds: the distance used
 };
 
+// VTK files are parsed in a child process first (isolation/isolated_read.hpp): a file that crashes
+// VTK's readers is an InputError, not a crash of the run.
 SampledFields sample_fields(const FieldRequest& request, std::span<const Vec3> points);
+
+// Reads a .vtu/.vtk file and checks its cells, in this process: what the child (dgrte-read-check)
+// runs. Only request.file and request.where are used.
+void read_vtk_in_process(const FieldRequest& request);
 
 }  // namespace dgrte::fields

@@ -1,6 +1,8 @@
 // Reading, validating and connecting linear tetrahedral meshes through the Gmsh SDK.
 #include "mesh/tet_mesh.hpp"
 
+#include "isolation/isolated_read.hpp"
+
 #include <fmt/format.h>
 #include <gmsh.h>
 #ifdef _OPENMP
@@ -149,6 +151,8 @@ class GmshSession {
       last_error_ = last;
     } catch (...) {  // the logger itself failed: keep what we have
     }
+    if (message.find("bad_alloc") != std::string::npos)  // inside the child's memory cap (isolated_read.hpp)
+      message = "it ran out of memory (" + message + "): a count the file declares is larger than its data";
     if (!message.empty())
       throw InputError(
           fmt::format("{}: Gmsh failed to {}: {}{}{}", file_.string(), what, message, hint.empty() ? "" : "; ", hint));
@@ -534,6 +538,20 @@ int parity(const std::array<int, 4>& p) {
 
 // ---------------------------------------------------------------------------------------------
 TetMesh read_mesh(const std::filesystem::path& file, BoundaryLabels labels) {
+  // The quick checks with their own messages first, then Gmsh in a child, then here.
+  check_readable(file, "mesh");
+  check_msh_format(file);
+  check_physical_names(file);
+  isolation::check_in_child({.reader = "msh",
+                             .file = file,
+                             .arguments = {labels == BoundaryLabels::optional ? "optional" : "required"},
+                             .context = file.string(),
+                             .library = "Gmsh's .msh reader",
+                             .remedy = "Write the mesh again from Gmsh (format 4.1: gmsh -3 -format msh41)."});
+  return read_mesh_in_process(file, labels);
+}
+
+TetMesh read_mesh_in_process(const std::filesystem::path& file, BoundaryLabels labels) {
   check_readable(file, "mesh");
   check_msh_format(file);
   check_physical_names(file);

@@ -65,7 +65,11 @@ enum class BoundaryLabels { required, optional };
 
 // Reads a Gmsh .msh (2.2 or 4.1) file through the Gmsh SDK, validates it and builds connectivity.
 // Throws dgrte::InputError naming the file and the offending entity on any problem.
+// Gmsh parses the file in a child process first (isolation/isolated_read.hpp): a file that crashes
+// Gmsh or makes it allocate without bound is an InputError, not a crash of the run.
 TetMesh read_mesh(const std::filesystem::path& file, BoundaryLabels labels = BoundaryLabels::required);
+// read_mesh without the child process: what the child (dgrte-read-check) runs.
+TetMesh read_mesh_in_process(const std::filesystem::path& file, BoundaryLabels labels);
 // Meshes a .geo file in 3-D through the Gmsh SDK with a target element size (m), then as read_mesh.
 // `size` sets Mesh.MeshSizeMax and alone controls the size (point sizes and curvature are ignored).
 TetMesh mesh_geo(const std::filesystem::path& geo_file, double size, BoundaryLabels labels = BoundaryLabels::required);

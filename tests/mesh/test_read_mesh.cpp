@@ -176,6 +176,13 @@ TEST(ReadMeshErrors, MalformedPhysicalNamesNeverReachGmsh) {
     expect_input_error([&] { read_mesh(std::string(DGRTE_SOURCE_DIR "/tests/fuzz/corpus/mesh_msh/") + f); }, {f, "$PhysicalNames"});
 }
 
+// Found by fuzzing: a file whose counts make Gmsh allocate several GB. Gmsh reads in a child process
+// whose memory is capped, so the run gets an input error at once instead of swapping.
+TEST(ReadMeshErrors, HugeDeclaredCountIsAnInputError) {
+  const std::string f = DGRTE_SOURCE_DIR "/tests/fuzz/corpus/mesh_msh/oom_declared_count.msh";
+  expect_input_error([&] { read_mesh(f); }, {"oom_declared_count.msh"});
+}
+
 TEST(ReadMeshErrors, NoTetrahedra) {
   ScratchDir dir;
   const auto file = dir.write("surface_only.msh", msh22(kNames, kNodes, concat(kTetWalls, {kLastWall})));
