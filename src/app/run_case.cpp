@@ -604,6 +604,8 @@ solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angul
     auto& f = spectral_run->fields;  // div q_from_q and the face areas: rank 0 recomputes them globally
     f.divq = gather_to_root(d, np, std::span<const double>(f.divq).first(owned));
     f.q_net = gather_wall_values(d, walls, f.q_net, global_walls);
+    for (auto* w : {&f.balance_q_in, &f.balance_q_out, &f.balance_q_net}) *w = gather_wall_values(d, walls, *w, global_walls);
+    f.wall_divq = gather_wall_values(d, walls, f.wall_divq, global_walls);
     f.q_emitted = gather_wall_values(d, walls, f.q_emitted, global_walls);
     spectral_run->kappa_planck = gather_to_root(d, np, std::span<const double>(spectral_run->kappa_planck).first(owned));
   } else {
@@ -617,6 +619,8 @@ solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angul
   for (auto& I : res.intensities) I = gather_to_root(d, np, std::span<const double>(I).first(owned));
   res.q_in = gather_wall_values(d, walls, res.q_in, global_walls);
   res.q_out = gather_wall_values(d, walls, res.q_out, global_walls);
+  for (auto* f : {&res.wall_G, &res.wall_qx, &res.wall_qy, &res.wall_qz, &res.wall_delta_q_in})
+    if (!f->empty()) *f = gather_wall_values(d, walls, *f, global_walls);
   const bool sweeps = go.inner == io::InnerMethod::sweep;
   parallel_json = parallel_record(
       d, setup_seconds, res.seconds,
@@ -716,7 +720,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   nlohmann::json gather_json;
   output::GatheredProbes gathered;
   if (gather_rays > 0) {
-    gather_json["dg_walls"] = output::wall_summary(disc, walls, fields, result);
+    gather_json["dg_walls"] = output::wall_summary(disc, walls, fields);
     gather_json["dg_energy_balance"] = output::energy_balance(disc, walls, fields, result);
     const auto tracer = mc::build_model(cs, disc, medium, walls);
     std::vector<mc::ProbePoint> points;
@@ -749,6 +753,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
         const double emitted = walls.emissive_power(b, j);
         result.q_in[k] = g.q_in[k];
         fields.q_net[k] = face.absorptivity * g.q_in[k] - emitted - face.irradiation;  // absorbed - emitted
+        // the wall totals and energy_balance: the gathered walls (against the DG volume)
+        fields.balance_q_in[k] = result.q_in[k], fields.balance_q_out[k] = result.q_out[k], fields.balance_q_net[k] = fields.q_net[k];
         result.q_out[k] = g.q_in[k] - fields.q_net[k];
         fields.q_emitted[k] = emitted;
       }
@@ -843,7 +849,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                            {"wall_nodes_clamped", spectral_run.wall_nodes_clamped},
                            {"planck_mean_kappa_volume_average", output::volume_integral(disc, spectral_run.kappa_planck) /
                                                                     output::volume_integral(disc, std::vector<double>(n, 1.0))}};
-  summary["walls"] = output::wall_summary(disc, walls, fields, result);
+  summary["walls"] = output::wall_summary(disc, walls, fields);
   summary["energy_balance"] = balance;
   if (gather_rays > 0) summary["final_gather"] = gather_json;
   summary["grind_ns_per_dof"] =
@@ -855,8 +861,15 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   const auto t_out = Clock::now();
   output::write_quadrature_csv(dir / "quadrature.csv", quad);
   if (cs.output.vtk) {
-    std::vector<io::PointField> pf{{"G", result.G},         {"qx", result.qx},       {"qy", result.qy},
-                                   {"qz", result.qz},       {"divq", fields.divq},    {"divq_from_q", fields.divq_from_q},
+    // G, q and div q with the walls' values at the nodes of boundary faces (docs/theory.md).
+    const auto on_walls = [&](const std::vector<double>& nodal, const std::vector<double>& wall) {
+      return output::with_wall_values(disc, walls, nodal, wall);
+    };
+    const auto G = on_walls(result.G, result.wall_G), qx = on_walls(result.qx, result.wall_qx),
+               qy = on_walls(result.qy, result.wall_qy), qz = on_walls(result.qz, result.wall_qz),
+               divq = on_walls(fields.divq, fields.wall_divq);
+    std::vector<io::PointField> pf{{"G", G},       {"qx", qx},     {"qy", qy},
+                                   {"qz", qz},     {"divq", divq}, {"divq_from_q", fields.divq_from_q},
                                    {"sigma_s", medium.sigma_s}, {"Ib", medium.blackbody_intensity}};
     if (model.spectral) {
       // The gas: its Planck-mean absorption sum_j a_j kappa_j and its state.
@@ -900,7 +913,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     }
     io::write_faces_vtu(dir / "walls.vtu", disc, faces,
                         {{"q_in", result.q_in}, {"q_net", fields.q_net}, {"q_out", result.q_out}, {"q_emitted", fields.q_emitted},
-                         {"temperature", wall_T}},
+                         {"temperature", wall_T}, {"G", result.wall_G}},
                         {group, emissivity}, group_names(s.mesh));
   }
   output::write_probes(dir, cs, disc, walls, result, fields, s.warnings, gather_rays > 0 ? &gathered : nullptr);

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <map>
+#include <numeric>
 
 namespace dgrte::output {
 namespace {
@@ -86,11 +87,28 @@ RadiationFields radiation_fields(const transport::Discretization& disc, const pr
       out.q_emitted[b * nfp + j] = walls.emitted_flux(b, j);
     }
   }
+  out.balance_q_net = out.q_net;
+  if (!r.wall_G.empty()) {
+    out.wall_divq.resize(r.wall_G.size());
+    std::vector<double> source(r.wall_G.size()), kappa(r.wall_G.size());
+    walls.add_nodal(r.source_total, source);
+    walls.add_nodal(medium.kappa, kappa);
+    for (std::size_t k = 0; k < r.wall_G.size(); ++k) out.wall_divq[k] = source[k] - kappa[k] * r.wall_G[k];
+  }
+  out.balance_q_in = r.q_in;
+  out.balance_q_out = r.q_out;
+  if (!r.wall_delta_q_in.empty())
+    for (std::size_t b = 0; b < walls.num_faces(); ++b)
+      for (std::size_t j = 0; j < nfp; ++j) {
+        const std::size_t k = b * nfp + j;
+        out.balance_q_in[k] -= r.wall_delta_q_in[k];
+        out.balance_q_out[k] -= walls.reflectance(b) * r.wall_delta_q_in[k];
+      }
+  for (std::size_t k = 0; k < out.q_net.size(); ++k) out.balance_q_net[k] = out.balance_q_in[k] - out.balance_q_out[k];
   return out;
 }
 
-nlohmann::json wall_summary(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields,
-                            const solver::GrayResult& r) {
+nlohmann::json wall_summary(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields) {
   const auto fw = face_weights(disc.ref);
   const std::size_t nfp = walls.face_nodes();
   struct Sums {
@@ -102,9 +120,9 @@ nlohmann::json wall_summary(const transport::Discretization& disc, const problem
     auto& s = by_group[group_of_face(disc, walls.element_face(b))];
     s.type = io::to_string(walls.wall(walls.wall_of(b)).type);
     s.area += fields.face_area[b];
-    s.q_net += face_integral(disc, fw, walls.element_face(b), fields.q_net.data() + b * nfp);
-    s.q_in += face_integral(disc, fw, walls.element_face(b), r.q_in.data() + b * nfp);
-    s.q_out += face_integral(disc, fw, walls.element_face(b), r.q_out.data() + b * nfp);
+    s.q_net += face_integral(disc, fw, walls.element_face(b), fields.balance_q_net.data() + b * nfp);
+    s.q_in += face_integral(disc, fw, walls.element_face(b), fields.balance_q_in.data() + b * nfp);
+    s.q_out += face_integral(disc, fw, walls.element_face(b), fields.balance_q_out.data() + b * nfp);
     s.emitted += face_integral(disc, fw, walls.element_face(b), fields.q_emitted.data() + b * nfp);
   }
   nlohmann::json j = nlohmann::json::object();
@@ -120,10 +138,10 @@ nlohmann::json energy_balance(const transport::Discretization& disc, const probl
   const std::size_t nfp = walls.face_nodes();
   double walls_W = 0, walls_abs = 0, incident_W = 0;
   for (std::size_t b = 0; b < walls.num_faces(); ++b) {
-    const double q = face_integral(disc, fw, walls.element_face(b), fields.q_net.data() + b * nfp);
+    const double q = face_integral(disc, fw, walls.element_face(b), fields.balance_q_net.data() + b * nfp);
     walls_W += q;
     walls_abs += std::abs(q);
-    incident_W += face_integral(disc, fw, walls.element_face(b), result.q_in.data() + b * nfp);
+    incident_W += face_integral(disc, fw, walls.element_face(b), fields.balance_q_in.data() + b * nfp);
   }
   const double volume_W = volume_integral(disc, fields.divq);
   const auto abs_integral = [&](std::span<const double> f) {
@@ -150,6 +168,62 @@ void write_quadrature_csv(const std::filesystem::path& file, const angular::Quad
   io::write_text_atomically(file, text);
 }
 
+std::vector<WallPoint> wall_faces_at(const io::Vec3& point, const transport::Discretization& disc, const problem::Walls& walls,
+                                     std::span<const std::size_t> faces) {
+  const Eigen::Vector3d x(point[0], point[1], point[2]);
+  std::vector<WallPoint> hits;
+  for (std::size_t b : faces) {
+    const std::size_t e = walls.element_face(b) / 4;
+    const int f = static_cast<int>(walls.element_face(b) % 4);
+    const auto v = disc.element_vertices(e);
+    const auto& A = v[mesh::kFaceVertices[f][0]];
+    const auto& B = v[mesh::kFaceVertices[f][1]];
+    const auto& C = v[mesh::kFaceVertices[f][2]];
+    Eigen::Matrix<double, 3, 2> E;
+    Eigen::Vector3d rel;
+    for (int c = 0; c < 3; ++c) E(c, 0) = B[c] - A[c], E(c, 1) = C[c] - A[c], rel[c] = x[c] - A[c];
+    const double size = std::sqrt(E.col(0).cross(E.col(1)).norm());
+    if (rel.norm() > 2 * (E.col(0).norm() + E.col(1).norm())) continue;  // far from the face
+    const Eigen::Vector2d l = (E.transpose() * E).ldlt().solve(E.transpose() * rel);
+    constexpr double tol = 1e-9;  // points on edges and corners belong to every face that has them
+    if ((E * l - rel).norm() > 1e-7 * size || l[0] < -tol || l[1] < -tol || l[0] + l[1] > 1 + tol) continue;
+    hits.push_back({b, l[0], l[1]});
+  }
+  return hits;
+}
+
+std::vector<double> with_wall_values(const transport::Discretization& disc, const problem::Walls& walls,
+                                     std::span<const double> nodal, std::span<const double> wall_values) {
+  std::vector<double> out(nodal.begin(), nodal.end());
+  if (wall_values.empty()) return out;
+  const std::size_t nfp = walls.face_nodes(), np = static_cast<std::size_t>(disc.num_nodes());
+  for (std::size_t b = 0; b < walls.num_faces(); ++b) {
+    const std::size_t e = walls.element_face(b) / 4;
+    const int f = static_cast<int>(walls.element_face(b) % 4);
+    for (std::size_t j = 0; j < nfp; ++j) {
+      const std::size_t bj = b * nfp + j;
+      double sum = wall_values[bj];
+      for (const std::size_t c : walls.coincident(bj)) sum += wall_values[c];
+      out[e * np + static_cast<std::size_t>(disc.ref.face_nodes[f][j])] = sum / static_cast<double>(1 + walls.coincident(bj).size());
+    }
+  }
+  return out;
+}
+
+// The mean over the wall faces at a point of a per-face-node field, interpolated on each face.
+double wall_value(const transport::Discretization& disc, const problem::Walls& walls, const std::vector<WallPoint>& hits,
+                  std::span<const double> values) {
+  const std::size_t nfp = walls.face_nodes();
+  double sum = 0;
+  for (const auto& wp : hits) {
+    const int f = static_cast<int>(walls.element_face(wp.face) % 4);
+    const auto P = disc.ref.face_interpolation_matrix(f, {{wp.l1, wp.l2}});
+    const Eigen::Map<const Eigen::VectorXd> v(values.data() + wp.face * nfp, static_cast<Eigen::Index>(nfp));
+    sum += (P * v)(0);
+  }
+  return sum / static_cast<double>(hits.size());
+}
+
 std::vector<std::vector<WallPoint>> locate_wall_probe(const io::ProbeSpec& probe, const transport::Discretization& disc,
                                                       const problem::Walls& walls) {
   std::vector<std::size_t> faces;
@@ -159,25 +233,9 @@ std::vector<std::vector<WallPoint>> locate_wall_probe(const io::ProbeSpec& probe
     throw InputError(fmt::format("{}: wall '{}' is not a surface group with boundary faces in the mesh", probe.where, probe.wall));
   std::vector<std::vector<WallPoint>> out;
   for (const auto& [point, distance] : probe_points(probe)) {
-    const Eigen::Vector3d x(point[0], point[1], point[2]);
     const int i = static_cast<int>(out.size());
-    std::vector<WallPoint> hits;
-    for (std::size_t b : faces) {
-      const std::size_t e = walls.element_face(b) / 4;
-      const int f = static_cast<int>(walls.element_face(b) % 4);
-      const auto v = disc.element_vertices(e);
-      const auto& A = v[mesh::kFaceVertices[f][0]];
-      const auto& B = v[mesh::kFaceVertices[f][1]];
-      const auto& C = v[mesh::kFaceVertices[f][2]];
-      Eigen::Matrix<double, 3, 2> E;
-      Eigen::Vector3d rel;
-      for (int c = 0; c < 3; ++c) E(c, 0) = B[c] - A[c], E(c, 1) = C[c] - A[c], rel[c] = x[c] - A[c];
-      const Eigen::Vector2d l = (E.transpose() * E).ldlt().solve(E.transpose() * rel);
-      const double size = std::sqrt(E.col(0).cross(E.col(1)).norm());
-      constexpr double tol = 1e-9;  // points on edges and corners belong to every face that has them
-      if ((E * l - rel).norm() > 1e-7 * size || l[0] < -tol || l[1] < -tol || l[0] + l[1] > 1 + tol) continue;
-      hits.push_back({b, l[0], l[1]});
-    }
+    auto hits = wall_faces_at(point, disc, walls, faces);
+    const auto& x = point;
     if (hits.empty())
       throw InputError(fmt::format("{}: point {} ({:.6g}, {:.6g}, {:.6g}) is not on the wall '{}'; a wall probe must lie on "
                                    "that group's faces (edges and corners included)",
@@ -207,7 +265,8 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
   std::size_t probe_index = 0;
   std::filesystem::create_directories(dir / "probes");
   const transport::PointLocator locator(disc);
-  const std::size_t nfp = walls.face_nodes();
+  std::vector<std::size_t> all_faces(walls.num_faces());
+  std::iota(all_faces.begin(), all_faces.end(), std::size_t{0});
   for (const auto& probe : cs.output.probes) {
     const auto* gather = gathered && !gathered->values[probe_index].empty() ? &gathered->values[probe_index] : nullptr;
     ++probe_index;
@@ -231,19 +290,27 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
       for (const auto& c : columns) text += "," + c.first;
       if (gather) text += ",G_dg,qx_dg,qy_dg,qz_dg";
       text += "\n";
+      // On a wall: G, q and div q with the walls' values (the DG trace of the directions entering there
+      // is not the wall's outgoing intensity; docs/theory.md).
+      const std::array<const std::vector<double>*, 5> on_wall{&r.wall_G, &r.wall_qx, &r.wall_qy, &r.wall_qz, &fields.wall_divq};
+      auto value = [&](const transport::PointLocator::Location& loc, const std::vector<WallPoint>& hits, std::size_t c) {
+        if (c < on_wall.size() && !hits.empty() && !on_wall[c]->empty()) return wall_value(disc, walls, hits, *on_wall[c]);
+        return locator.evaluate(loc, *columns[c].second);
+      };
       int outside = 0;
       for (int i = 0; i < probe.points; ++i) {
         const auto [x, d] = point(i);
         text += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g}", x[0], x[1], x[2], d);
         const auto loc = locator.locate(x);
         if (!loc) ++outside;
+        const auto hits = loc ? wall_faces_at(x, disc, walls, all_faces) : std::vector<WallPoint>();
         if (!gather || !loc) {
-          for (const auto& c : columns) text += loc ? fmt::format(",{:.12g}", locator.evaluate(*loc, *c.second)) : std::string(",nan");
+          for (std::size_t c = 0; c < columns.size(); ++c) text += loc ? fmt::format(",{:.12g}", value(*loc, hits, c)) : std::string(",nan");
           if (gather) text += ",nan,nan,nan,nan";
         } else {
           const auto& gv = (*gather)[static_cast<std::size_t>(i)];
           std::vector<double> dg;
-          for (const auto& c : columns) dg.push_back(locator.evaluate(*loc, *c.second));
+          for (std::size_t c = 0; c < columns.size(); ++c) dg.push_back(value(*loc, hits, c));
           const double kappa = locator.evaluate(*loc, gathered->kappa);
           std::vector<double> out = dg;
           for (int k = 0; k < 4; ++k) out[static_cast<std::size_t>(k)] = gv[static_cast<std::size_t>(k)];
@@ -262,16 +329,8 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
       const auto located = locate_wall_probe(probe, disc, walls);
       for (int i = 0; i < probe.points; ++i) {
         const auto [x, d] = point(i);
-        double q_in = 0, q_net = 0;
         const auto& hits = located[static_cast<std::size_t>(i)];
-        for (const auto& wp : hits) {
-          const int f = static_cast<int>(walls.element_face(wp.face) % 4);
-          const auto P = disc.ref.face_interpolation_matrix(f, {{wp.l1, wp.l2}});
-          const Eigen::Map<const Eigen::VectorXd> qin(r.q_in.data() + wp.face * nfp, static_cast<Eigen::Index>(nfp));
-          const Eigen::Map<const Eigen::VectorXd> qnet(fields.q_net.data() + wp.face * nfp, static_cast<Eigen::Index>(nfp));
-          q_in += (P * qin)(0) / static_cast<double>(hits.size());
-          q_net += (P * qnet)(0) / static_cast<double>(hits.size());
-        }
+        double q_in = wall_value(disc, walls, hits, r.q_in), q_net = wall_value(disc, walls, hits, fields.q_net);
         if (gather && !hits.empty()) {
           // q_net = absorptivity q_in - emitted: move the interpolated value by the gathered q_in's difference.
           const auto& wm = walls.wall(walls.wall_of(hits.front().face));

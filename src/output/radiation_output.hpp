@@ -21,7 +21,22 @@ struct RadiationFields {
   std::vector<double> divq, divq_from_q;  // nodal [W/m^3]
   std::vector<double> q_net, q_emitted;   // per boundary face node [W/m^2], positive into the wall
   std::vector<double> face_area;          // per boundary face
+  // The DG solution's own (conservative) fluxes, without the walls' values at edges and corners
+  // (solver::GrayResult::wall_delta_q_in), per boundary face node: the wall totals integrate them, and
+  // the discrete energy balance closes on them. (A change at an edge point is a change on a set of
+  // zero area: spread over the face by its nodal polynomial it would only add an O(h) error to the
+  // totals.)
+  std::vector<double> balance_q_in, balance_q_out, balance_q_net;
+  // div q (balance form, emission - kappa G) with the walls' G (solver::GrayResult::wall_G), per
+  // boundary face node.
+  std::vector<double> wall_divq;
 };
+
+// A nodal field with the walls' values at the nodes of boundary faces (what solution.vtu shows): at
+// a node on several walls (an edge or corner), their mean. wall_values per boundary face node; empty:
+// the nodal field unchanged.
+std::vector<double> with_wall_values(const transport::Discretization& disc, const problem::Walls& walls,
+                                     std::span<const double> nodal, std::span<const double> wall_values);
 
 RadiationFields radiation_fields(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
                                  const solver::GrayResult& result);
@@ -31,13 +46,15 @@ RadiationFields radiation_fields(const transport::Discretization& disc, const pr
 double volume_integral(const transport::Discretization& disc, std::span<const double> f,
                        std::size_t elements = static_cast<std::size_t>(-1));
 
-// summary.json blocks: "walls" (per group: area, q_net_W, q_in_W, emitted_W, q_net_mean) and
-// "energy_balance" (volume_W = integral of div q, walls_W = integral of q_net, relative_imbalance: the
+// summary.json blocks: "walls" (per group, from the conservative fluxes balance_*: area, q_net_W,
+// q_in_W, emitted_W, q_net_mean) and
+// "energy_balance" of the DG solution (with balance_q_net: the upwind scheme conserves energy exactly;
+// the walls' values at edges and corners differ from it by the boundary layer the mesh does not
+// resolve) (volume_W = integral of div q, walls_W = integral of q_net, relative_imbalance: the
 // imbalance over the largest of integral |div q|, integral |q_net|, the incident wall power integral q_in
 // and the emitted volume power integral |4 pi kappa I_b + sources|, so that an enclosure at equilibrium,
 // where div q and q_net vanish, is still measured against the power in play).
-nlohmann::json wall_summary(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields,
-                            const solver::GrayResult& result);
+nlohmann::json wall_summary(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields);
 nlohmann::json energy_balance(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields,
                               const solver::GrayResult& result);
 
@@ -53,13 +70,18 @@ struct WallPoint {
   std::size_t face;
   double l1, l2;
 };
+// The boundary faces among `faces` (Walls indices) that contain point x, edges and corners included.
+std::vector<WallPoint> wall_faces_at(const io::Vec3& x, const transport::Discretization& disc, const problem::Walls& walls,
+                                     std::span<const std::size_t> faces);
 std::vector<std::vector<WallPoint>> locate_wall_probe(const io::ProbeSpec& probe, const transport::Discretization& disc,
                                          const problem::Walls& walls);
 
 // The points of a probe line: `points` evenly spaced from `from` to `to`, with their distance from `from`.
 std::vector<std::pair<io::Vec3, double>> probe_points(const io::ProbeSpec& probe);
 
-// probes/<name>.csv: volume probes `x,y,z,distance,G,qx,qy,qz,divq,divq_from_q`; wall probes
+// probes/<name>.csv: volume probes `x,y,z,distance,G,qx,qy,qz,divq,divq_from_q` (a point on a wall:
+// G, q and divq with the walls' values, GrayResult::wall_G; on an edge or corner, the mean of its
+// walls'); wall probes
 // (`wall: GROUP`) `x,y,z,distance,q_in,q_net` on that group's faces (a point off the group is an
 // InputError naming the probe and the point).
 // The final gather's probe values (optional): per probe, per point (G, qx, qy, qz) replacing the DG

@@ -344,6 +344,7 @@ Walls::Walls(const io::CaseSpec& cs, const transport::Discretization& disc, cons
       groups_[it->second].push_back(static_cast<int>(m));
     }
   }
+  find_coincident_nodes();
   if (const int u = unmatched_mirrors(); u > 0)
     warnings.push_back(fmt::format("specular walls: {} mirror directions are not in the quadrature {} (walls not aligned with its "
                                    "symmetry planes); their reflected energy is spread over the nearest ordinates, conserving it",
@@ -488,8 +489,133 @@ std::pair<double, double> Walls::record_specular(int m, std::span<const double> 
   return {change, magnitude};
 }
 
+// Two faces' nodes are at one point when they are the same mesh vertex, or the same point of the same
+// mesh edge (the reference nodes are symmetric on edges, so the barycentric of the edge's first
+// vertex identifies it); a node inside a face is no other wall face's. Keys from the mesh's vertex
+// numbers, not coordinates: exact, whatever the scale.
+void Walls::find_coincident_nodes() {
+  const auto& mesh = *disc_.mesh;
+  const auto& ref = disc_.ref;
+  const std::size_t nb = face_.size() * nfp_;
+  std::map<int, std::vector<std::size_t>> at_vertex;
+  std::map<std::pair<int, int>, std::vector<std::pair<double, std::size_t>>> on_edge;
+  for (std::size_t b = 0; b < face_.size(); ++b) {
+    const std::size_t e = face_[b] / 4;
+    const int f = static_cast<int>(face_[b] % 4);
+    for (std::size_t j = 0; j < nfp_; ++j) {
+      const auto i = static_cast<std::size_t>(ref.face_nodes[f][j]);
+      const std::size_t bj = b * nfp_ + j;
+      const auto row = static_cast<Eigen::Index>(i);
+      const double r = ref.nodes(row, 0), s = ref.nodes(row, 1), t = ref.nodes(row, 2);
+      const std::array<double, 4> lambda{-(1 + r + s + t) / 2, (1 + r) / 2, (1 + s) / 2, (1 + t) / 2};
+      std::vector<int> on;
+      for (int v = 0; v < 4; ++v)
+        if (lambda[static_cast<std::size_t>(v)] > 1e-10) on.push_back(v);
+      if (on.size() == 1) {
+        at_vertex[mesh.tets[e][static_cast<std::size_t>(on[0])]].push_back(bj);
+      } else if (on.size() == 2) {
+        int a = on[0], c = on[1];
+        if (mesh.tets[e][static_cast<std::size_t>(a)] > mesh.tets[e][static_cast<std::size_t>(c)]) std::swap(a, c);
+        on_edge[{mesh.tets[e][static_cast<std::size_t>(a)], mesh.tets[e][static_cast<std::size_t>(c)]}].push_back(
+            {lambda[static_cast<std::size_t>(a)], bj});
+      }
+    }
+  }
+  std::vector<std::vector<std::size_t>> clusters;
+  for (auto& [v, nodes] : at_vertex)
+    if (nodes.size() > 1) clusters.push_back(std::move(nodes));
+  for (auto& [edge, nodes] : on_edge) {
+    std::sort(nodes.begin(), nodes.end());
+    for (std::size_t a = 0; a < nodes.size();) {
+      std::size_t c = a + 1;
+      while (c < nodes.size() && nodes[c].first - nodes[a].first < 1e-8) ++c;
+      if (c - a > 1) {
+        clusters.emplace_back();
+        for (std::size_t k = a; k < c; ++k) clusters.back().push_back(nodes[k].second);
+      }
+      a = c;
+    }
+  }
+  std::vector<std::vector<std::size_t>> others(nb);
+  for (const auto& cluster : clusters)
+    for (const std::size_t x : cluster)
+      for (const std::size_t y : cluster)
+        if (x != y) others[x].push_back(y);
+  coincident_begin_.assign(nb + 1, 0);
+  for (std::size_t bj = 0; bj < nb; ++bj) coincident_begin_[bj + 1] = coincident_begin_[bj] + others[bj].size();
+  coincident_.clear();
+  for (const auto& o : others) coincident_.insert(coincident_.end(), o.begin(), o.end());
+  // Convex pairs: the other face's centroid lies strictly inside this face's plane (outward normal).
+  const std::size_t np = static_cast<std::size_t>(disc_.num_nodes());
+  coincident_convex_.assign(coincident_.size(), 0);
+  for (std::size_t bj = 0; bj < nb; ++bj) {
+    const std::size_t b = bj / nfp_, e = face_[b] / 4;
+    const Vec3& x = disc_.node_position[e * np + static_cast<std::size_t>(ref.face_nodes[face_[b] % 4][bj % nfp_])];
+    for (std::size_t i = coincident_begin_[bj]; i < coincident_begin_[bj + 1]; ++i) {
+      const std::size_t c = coincident_[i] / nfp_;
+      const auto v = disc_.element_vertices(face_[c] / 4);
+      Vec3 centroid{0, 0, 0};
+      double size = 0;
+      for (int k = 0; k < 3; ++k) {
+        const auto& p = v[static_cast<std::size_t>(mesh::kFaceVertices[face_[c] % 4][k])];
+        for (int d = 0; d < 3; ++d) centroid[static_cast<std::size_t>(d)] += p[static_cast<std::size_t>(d)] / 3;
+      }
+      for (int d = 0; d < 3; ++d) size = std::max(size, std::abs(centroid[static_cast<std::size_t>(d)] - x[static_cast<std::size_t>(d)]));
+      const Vec3 r{centroid[0] - x[0], centroid[1] - x[1], centroid[2] - x[2]};
+      coincident_convex_[i] = dot(r, normal_[b]) < -1e-8 * size;
+    }
+  }
+}
+
+bool Walls::enters(int m, std::size_t b) const {
+  return transport::inflow_coefficient(disc_.geometry[face_[b] / 4], static_cast<int>(face_[b] % 4), v_[static_cast<std::size_t>(m)]) != 0.0;
+}
+
+double Walls::wall_intensity(int m, std::size_t bj, std::span<const double> u, std::span<const double> g) const {
+  double sum = 0;
+  int count = 0;
+  const auto consider = [&](std::size_t c) {
+    if (enters(m, c / nfp_)) sum += g[c], ++count;
+  };
+  consider(bj);
+  const auto others = coincident(bj);
+  for (std::size_t i = 0; i < others.size(); ++i)
+    if (convex(bj, i)) consider(others[i]);
+  if (count > 0) return sum / count;
+  const std::size_t b = bj / nfp_, e = face_[b] / 4;
+  const int f = static_cast<int>(face_[b] % 4);
+  return u[e * static_cast<std::size_t>(disc_.num_nodes()) + static_cast<std::size_t>(disc_.ref.face_nodes[f][bj % nfp_])];
+}
+
+void Walls::tally_wall_moments(int m, std::span<const double> u, std::span<const double> g, std::span<double> G,
+                               std::span<double> qx, std::span<double> qy, std::span<double> qz) const {
+  const auto mu = static_cast<std::size_t>(m);
+  const double w = quad_->w[mu];
+  const Vec3& sb = quad_->s_bar[mu];
+  for (std::size_t b = 0; b < face_.size(); ++b) {
+    const bool in = enters(m, b);
+    for (std::size_t j = 0; j < nfp_; ++j) {
+      const std::size_t bj = b * nfp_ + j;
+      const double I = in ? g[bj] : wall_intensity(m, bj, u, g);
+      G[bj] += w * I;
+      qx[bj] += sb[0] * I;
+      qy[bj] += sb[1] * I;
+      qz[bj] += sb[2] * I;
+    }
+  }
+}
+
+void Walls::add_nodal(std::span<const double> nodal, std::span<double> to) const {
+  const std::size_t np = static_cast<std::size_t>(disc_.num_nodes());
+  for (std::size_t b = 0; b < face_.size(); ++b) {
+    const std::size_t e = face_[b] / 4;
+    const int f = static_cast<int>(face_[b] % 4);
+    for (std::size_t j = 0; j < nfp_; ++j) to[b * nfp_ + j] += nodal[e * np + static_cast<std::size_t>(disc_.ref.face_nodes[f][j])];
+  }
+}
+
 void Walls::tally(int m, std::span<const double> u, std::span<const double> g, std::span<double> q_in,
-                  std::span<double> q_out) const {
+                  std::span<double> q_out, std::span<double> q_in_wall_delta) const {
   const std::size_t np = static_cast<std::size_t>(disc_.num_nodes());
   const auto mu = static_cast<std::size_t>(m);
   const Vec3& v = v_[mu];
@@ -499,9 +625,13 @@ void Walls::tally(int m, std::span<const double> u, std::span<const double> g, s
     const double wvn = quad_->w[mu] * dot(v, normal_[b]);
     if (transport::inflow_coefficient(disc_.geometry[e], f, v) != 0.0) {
       for (std::size_t j = 0; j < nfp_; ++j) q_out[b * nfp_ + j] -= wvn * g[b * nfp_ + j];
-    } else {  // outflow (or tangent: the operator takes the interior trace there too)
-      const int* fn = disc_.ref.face_nodes[f].data();
-      for (std::size_t j = 0; j < nfp_; ++j) q_in[b * nfp_ + j] += wvn * u[e * np + static_cast<std::size_t>(fn[j])];
+    } else {  // outflow (or tangent): the trace, or another wall's g where m enters there (edges, corners)
+      for (std::size_t j = 0; j < nfp_; ++j) {
+        const double I = wall_intensity(m, b * nfp_ + j, u, g);
+        q_in[b * nfp_ + j] += wvn * I;
+        if (!q_in_wall_delta.empty())
+          q_in_wall_delta[b * nfp_ + j] += wvn * (I - u[e * np + static_cast<std::size_t>(disc_.ref.face_nodes[f][j])]);
+      }
     }
   }
 }

@@ -126,9 +126,38 @@ class Walls {
   // Stores ordinate m's traces on specular faces (only m's slices are written); returns the max
   // change and the max magnitude of what was written.
   std::pair<double, double> record_specular(int m, std::span<const double> u, std::span<double> specular) const;
-  // Adds ordinate m's wall fluxes per face node: q_in (outflow traces) and q_out (the inflow g).
+  // Adds ordinate m's wall fluxes per face node: q_in (from wall_intensity: the outflow traces, or at
+  // edges and corners another wall's g) and q_out (the inflow g); q_in_wall_delta, when given, gets
+  // what wall_intensity changed in q_in.
   void tally(int m, std::span<const double> u, std::span<const double> g, std::span<double> q_in,
-             std::span<double> q_out) const;
+             std::span<double> q_out, std::span<double> q_in_wall_delta = {}) const;
+
+  // Boundary-consistent outputs (docs/theory.md, "Values on the walls"). At a wall point, a direction
+  // entering the medium there has the wall's outgoing intensity g (the upwind value the DG flux
+  // imposes), not the interior trace u. At face node bj = b * N_fp + j and ordinate m: the mean of g
+  // over the wall faces through that point where m enters (face b itself, or another wall's face
+  // sharing a convex edge or corner with it), else u's trace. tally reports q_in with it.
+  double wall_intensity(int m, std::size_t bj, std::span<const double> u, std::span<const double> g) const;
+  // Adds ordinate m's share of G and q at every wall face node, each face with its own values: g where
+  // m enters that face, else wall_intensity (the trace, or another wall's g at an edge or corner).
+  void tally_wall_moments(int m, std::span<const double> u, std::span<const double> g, std::span<double> G,
+                          std::span<double> qx, std::span<double> qy, std::span<double> qz) const;
+  // The fraction of an incident flux that face b sends back (diffusely, with the set's factor d H_n,
+  // and specularly): rho_d d H_n + rho_s.
+  double reflectance(std::size_t b) const {
+    const auto& w = walls_[static_cast<std::size_t>(wall_of_face_[b])];
+    return w.rho_diffuse * diffuse_factor_[b] * half_range_[b] + w.rho_specular;
+  }
+  // to[b * N_fp + j] += nodal value at the element node of face node j of face b.
+  void add_nodal(std::span<const double> nodal, std::span<double> to) const;
+  // The wall face nodes at the same point as face node bj, bj excluded (edges and corners).
+  std::span<const std::size_t> coincident(std::size_t bj) const {
+    return std::span<const std::size_t>(coincident_).subspan(coincident_begin_[bj], coincident_begin_[bj + 1] - coincident_begin_[bj]);
+  }
+  // Whether coincident(bj)[i]'s face lies on the medium's side of bj's face plane (a convex edge or
+  // corner): only there does a direction entering the medium through it come from outside the medium
+  // at that point. At a concave edge (a re-entrant corner, a baffle's tip) it comes through the medium.
+  bool convex(std::size_t bj, std::size_t i) const { return coincident_convex_[coincident_begin_[bj] + i] != 0; }
 
   const angular::Quadrature* quadrature() const { return quad_; }
   // Streaming vector of ordinate m: s_bar / w (the unit direction for point sets; for FV sets the
@@ -159,7 +188,12 @@ class Walls {
   std::vector<Reflection> reflections_;
   std::vector<Vec3> v_;
   std::size_t state_size_ = 0;
+  // Wall face nodes at one point (CSR over b * N_fp + j).
+  std::vector<std::size_t> coincident_begin_, coincident_;
+  std::vector<char> coincident_convex_;
   Reflection make_reflection(const Vec3& n) const;
+  void find_coincident_nodes();
+  bool enters(int m, std::size_t b) const;
  public:
   int unmatched_mirrors() const;  // over all specular faces' normals: ordinates interpolated
 };

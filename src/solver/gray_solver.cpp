@@ -95,6 +95,9 @@ std::vector<std::vector<int>> merged_reflection_groups(const std::vector<std::ve
 
 struct Outputs {
   std::vector<double> G, qx, qy, qz, q_in, q_out;
+  // G and q at the wall face nodes with the walls' own values (Walls::tally_wall_moments), and what
+  // those changed in q_in.
+  std::vector<double> wall_G, wall_qx, wall_qy, wall_qz, wall_q_in;
   std::vector<std::vector<double>> intensities;
 };
 
@@ -204,7 +207,7 @@ class TransportSweep {
       accumulate(members, phi_out, out);
       for (std::size_t k = 0; k < members.size(); ++k) {
         walls_.record(members[k], slots_[k].u, state_out);
-        if (out) walls_.tally(members[k], slots_[k].u, slots_[k].g, out->q_in, out->q_out);
+        if (out) tally(members[k], slots_[k].u, slots_[k].g, *out);
       }
       if (out && opt_.keep_intensities)
         for (std::size_t k = 0; k < members.size(); ++k) kept_[static_cast<std::size_t>(members[k])] = slots_[k].u;
@@ -283,11 +286,17 @@ class TransportSweep {
     return g1;
   }
 
+  // Ordinate m's wall fluxes and its change of the moments at the nodes on walls.
+  void tally(int m, std::span<const double> u, std::span<const double> g, Outputs& out) const {
+    walls_.tally(m, u, g, out.q_in, out.q_out, out.wall_q_in);
+    walls_.tally_wall_moments(m, u, g, out.wall_G, out.wall_qx, out.wall_qy, out.wall_qz);
+  }
+
   void clear_outputs(Outputs* out) const {
     if (!out) return;
     for (auto* v : {&out->G, &out->qx, &out->qy, &out->qz}) v->assign(disc_.num_dofs(), 0.0);
-    out->q_in.assign(walls_.num_faces() * walls_.face_nodes(), 0.0);
-    out->q_out.assign(walls_.num_faces() * walls_.face_nodes(), 0.0);
+    for (auto* v : {&out->q_in, &out->q_out, &out->wall_G, &out->wall_qx, &out->wall_qy, &out->wall_qz, &out->wall_q_in})
+      v->assign(walls_.num_faces() * walls_.face_nodes(), 0.0);
     out->intensities.clear();
   }
 
@@ -369,7 +378,7 @@ class TransportSweep {
       for (std::size_t k = 0; k < members.size(); ++k) {
         const auto u = trace_field(k, keep);
         walls_.record(members[k], u, state_out);
-        if (out) walls_.tally(members[k], u, slots_[k].g, out->q_in, out->q_out);
+        if (out) tally(members[k], u, slots_[k].g, *out);
         if (keep) kept_[static_cast<std::size_t>(members[k])] = slots_[k].u;
       }
       g0 = g1;
@@ -860,6 +869,18 @@ GrayResult solve_gray(const transport::Discretization& disc, const angular::Quad
   reduce(distributed, sums, 2, MPI_SUM);
   res.inner_iterations = static_cast<long>(most[0]), res.specular_passes = static_cast<long>(most[1]);
   res.limited_elements = static_cast<long>(sums[0]), res.partition_faces = static_cast<std::size_t>(sums[1]);
+  res.wall_G = std::move(out.wall_G);
+  res.wall_qx = std::move(out.wall_qx);
+  res.wall_qy = std::move(out.wall_qy);
+  res.wall_qz = std::move(out.wall_qz);
+  // The walls reflect the incident flux with the walls' values (it differs from the DG's only at edges
+  // and corners): q_out follows it.
+  res.wall_delta_q_in = std::move(out.wall_q_in);
+  for (std::size_t b = 0; b < walls.num_faces(); ++b)
+    for (std::size_t j = 0; j < walls.face_nodes(); ++j) {
+      const std::size_t bj = b * walls.face_nodes() + j;
+      out.q_out[bj] += walls.reflectance(b) * res.wall_delta_q_in[bj];
+    }
   res.G = std::move(out.G);
   res.qx = std::move(out.qx);
   res.qy = std::move(out.qy);
@@ -878,6 +899,10 @@ GrayResult solve_gray(const transport::Discretization& disc, const angular::Quad
       res.q_in[k] += beams->q_in[k];
       res.q_out[k] += beams->q_out[k];
     }
+    walls.add_nodal(beams->G, res.wall_G);  // the collimated part at the wall face nodes
+    walls.add_nodal(beams->qx, res.wall_qx);
+    walls.add_nodal(beams->qy, res.wall_qy);
+    walls.add_nodal(beams->qz, res.wall_qz);
     res.G_collimated = beams->G;
     res.qx_collimated = beams->qx;
     res.qy_collimated = beams->qy;

@@ -71,6 +71,16 @@ struct GrayResult {
   std::vector<double> G_collimated, qx_collimated, qy_collimated, qz_collimated;  // empty without beams
   // Per boundary face node (problem::Walls order): incident and leaving fluxes [W/m^2].
   std::vector<double> q_in, q_out;
+  // Values on the walls, per boundary face node (docs/case-file.md, "Values on the walls"): each
+  // direction entering the medium there counts with the wall's outgoing intensity (the upwind value
+  // the DG flux imposes), not the DG trace; a face takes its own wall's value, and at a convex edge or
+  // corner a direction entering through another wall takes that wall's
+  // (problem::Walls::wall_intensity). q_in is such a value too, and q_out reflects it
+  // (Walls::reflectance); wall_delta_q_in is what that changed in q_in (q_out changed by reflectance
+  // times it). Subtracted, they give the DG solution's own fluxes, whose integrals close the energy
+  // balance exactly: the wall totals (output::wall_summary, energy_balance). G, qx, qy, qz above are
+  // the DG solution's.
+  std::vector<double> wall_G, wall_qx, wall_qy, wall_qz, wall_delta_q_in;
   std::vector<std::vector<double>> intensities;  // per ordinate, when kept
   // Report.
   std::string outer_method, inner_method, stopping_rule;

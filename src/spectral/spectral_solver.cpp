@@ -30,7 +30,9 @@ void add_to(std::vector<double>& total, const std::vector<double>& part) {
 // plans) and sums or maximises the counts.
 void accumulate(solver::GrayResult& total, const solver::GrayResult& r, bool first) {
   for (auto [t, p] : {std::pair{&total.G, &r.G}, {&total.qx, &r.qx}, {&total.qy, &r.qy}, {&total.qz, &r.qz},
-                      {&total.source_total, &r.source_total}, {&total.q_in, &r.q_in}, {&total.q_out, &r.q_out}})
+                      {&total.source_total, &r.source_total}, {&total.q_in, &r.q_in}, {&total.q_out, &r.q_out},
+                      {&total.wall_G, &r.wall_G}, {&total.wall_qx, &r.wall_qx}, {&total.wall_qy, &r.wall_qy},
+                      {&total.wall_qz, &r.wall_qz}, {&total.wall_delta_q_in, &r.wall_delta_q_in}})
     add_to(*t, *p);
   if (first) {
     total.outer_method = r.outer_method;
@@ -78,13 +80,13 @@ std::vector<std::string> global_wall_groups(const nlohmann::json& local_summary)
 // One point's totals: the volume integral of div q over the solved elements and the wall groups'
 // fluxes (summed over the ranks when distributed).
 PointTotals point_totals(const transport::Discretization& disc, const problem::Walls& walls,
-                         const output::RadiationFields& fields, const solver::GrayResult& r, const gas::SpectralModel& model,
+                         const output::RadiationFields& fields, const gas::SpectralModel& model,
                          int j, std::vector<std::string>& groups, std::size_t solved, bool distributed) {
   PointTotals t;
   t.point = j;
   std::tie(t.nu_lo, t.nu_hi) = model.wavenumber_interval(j);
   t.volume_W = output::volume_integral(disc, fields.divq, solved);
-  const auto w = output::wall_summary(disc, walls, fields, r);  // groups in sorted order
+  const auto w = output::wall_summary(disc, walls, fields);  // groups in sorted order
   if (groups.empty()) {
     if (distributed) groups = global_wall_groups(w);
     else
@@ -270,8 +272,12 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
                             add_to(out.fields.divq_from_q, fields.divq_from_q);
                             add_to(out.fields.q_net, fields.q_net);
                             add_to(out.fields.q_emitted, fields.q_emitted);
+                            add_to(out.fields.balance_q_in, fields.balance_q_in);
+                            add_to(out.fields.balance_q_out, fields.balance_q_out);
+                            add_to(out.fields.balance_q_net, fields.balance_q_net);
+                            add_to(out.fields.wall_divq, fields.wall_divq);
                             if (j == 0) out.fields.face_area = fields.face_area;
-                            out.points.push_back(point_totals(disc, point_walls, fields, r, model, j, out.wall_groups, solved, opt.local_mesh != nullptr));
+                            out.points.push_back(point_totals(disc, point_walls, fields, model, j, out.wall_groups, solved, opt.local_mesh != nullptr));
                             if (progress)
                               progress(fmt::format("  spectral point {} / {}: {} outer iterations, {} transport sweeps", j + 1,
                                                    out.spectral_points, r.outer_iterations, r.transport_sweeps));

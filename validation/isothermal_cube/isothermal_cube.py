@@ -384,11 +384,11 @@ def compare(args, out):
                           f"{100 * r['q']['spatial']['max']:.3f} %, interior {100 * r['q']['spatial']['interior']:.3f} %, "
                           f"ray {100 * r['q']['ray']['max']:.3f} %); {r['seconds']:.2f} s", flush=True)
                     bG, bq = dio.bound_for(args.max_spatial_G, args.kappas, kappa), dio.bound_for(args.max_spatial_q, args.kappas, kappa)
-                    if bG is not None and not r["G"]["spatial"]["interior"] <= bG:
-                        failures.append(f"{tag}: spatial G error (interior) {100 * r['G']['spatial']['interior']:.3f} % > {100 * bG:g} %")
-                    if bq is not None and not r["q"]["spatial"]["interior"] <= bq:
-                        failures.append(f"{tag}: spatial wall-flux error (interior) {100 * r['q']['spatial']['interior']:.3f} % > "
-                                        f"{100 * bq:g} %")
+                    # all points, the wall points included (dgrte gives them the walls' values)
+                    if bG is not None and not r["G"]["spatial"]["max"] <= bG:
+                        failures.append(f"{tag}: spatial G error {100 * r['G']['spatial']['max']:.3f} % > {100 * bG:g} %")
+                    if bq is not None and not r["q"]["spatial"]["max"] <= bq:
+                        failures.append(f"{tag}: spatial wall-flux error {100 * r['q']['spatial']['max']:.3f} % > {100 * bq:g} %")
                     if not r["q"]["q_in_vs_q_net"] <= 1e-8:
                         failures.append(f"{tag}: q_in != q_net on a cold black wall ({r['q']['q_in_vs_q_net']:.1e})")
     write_results(args, out, rows, failures)
@@ -496,9 +496,9 @@ def main():
     ap.add_argument("--size", type=float, default=0.2, help="mesh size (m)")
     ap.add_argument("--points", type=int, default=51, help="points per probe line")
     ap.add_argument("--max-spatial-G", type=float, nargs="+",
-                    help="fail if max |DG - DO limit| of G / max G (interior points) exceeds this (one value, or one per kappa)")
+                    help="fail if max |DG - DO limit| of G / max G (all points) exceeds this (one value, or one per kappa)")
     ap.add_argument("--max-spatial-q", type=float, nargs="+",
-                    help="fail if max |DG - DO limit| of q_wall / max q (interior points) exceeds this (one value, or one per kappa)")
+                    help="fail if max |DG - DO limit| of q_wall / max q (all points) exceeds this (one value, or one per kappa)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds allowed per dgrte run")
     ap.add_argument("--no-plot", action="store_true")
     args = ap.parse_args()
@@ -514,9 +514,9 @@ def main():
         return 0
     if args.coarse:
         args.size, args.orders, args.sets, args.kappas = 0.25, [3], ["tn4"], KAPPAS
-        # regression guards ~25 % above the spatial errors (interior points) measured on this set-up (README.md)
+        # regression guards ~25 % above the spatial errors (all points) measured on this set-up (README.md)
         args.max_spatial_G = args.max_spatial_G or [0.0135, 0.0125, 0.023]
-        args.max_spatial_q = args.max_spatial_q or [0.0073, 0.0048, 0.018]
+        args.max_spatial_q = args.max_spatial_q or [0.0078, 0.0048, 0.078]
     failures = compare(args, out)
     if failures:
         print("FAILED: " + "; ".join(failures))
