@@ -637,6 +637,49 @@ solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angul
 
 // `angular:` — the gray radiative-transfer solve over a quadrature. distributed: under mpirun,
 // every rank solves its piece; rank 0 writes the outputs.
+// The gather's own error (summary.json final_gather.error_estimate): per wall group the integral of
+// |q_in - q_in from half the rays| (W, and relative to the group's incident power), per probe line the
+// largest |value - value from half the rays| relative to the line's largest |value| (G or q_in).
+nlohmann::json gather_error_estimate(const transport::Discretization& disc, const problem::Walls& walls, const io::CaseSpec& cs,
+                                     const mc::GatherResult& g, const std::vector<std::vector<long>>& index) {
+  std::vector<double> diff(g.q_in.size());
+  for (std::size_t k = 0; k < diff.size(); ++k) diff[k] = std::abs(g.q_in[k] - g.q_in_half[k]);
+  const auto error = output::group_integrals(disc, walls, diff), incident = output::group_integrals(disc, walls, g.q_in);
+  nlohmann::json wall_groups = nlohmann::json::object();
+  for (const auto& [group, e] : error)
+    wall_groups[group] = {{"q_in_W", e}, {"relative", e / std::max(std::abs(incident.at(group)), 1e-300)}};
+  nlohmann::json probes = nlohmann::json::object();
+  for (std::size_t p = 0; p < index.size(); ++p) {
+    double largest = 0, worst = 0;
+    for (const long i : index[p]) {
+      if (i < 0) continue;
+      largest = std::max(largest, std::abs(g.probe[static_cast<std::size_t>(i)][0]));
+      worst = std::max(worst, std::abs(g.probe[static_cast<std::size_t>(i)][0] - g.probe_half[static_cast<std::size_t>(i)][0]));
+    }
+    probes[cs.output.probes[p].name] = {{"quantity", cs.output.probes[p].wall.empty() ? "G" : "q_in"},
+                                        {"relative", worst / std::max(largest, 1e-300)}};
+  }
+  return {{"walls", wall_groups},
+          {"probes", probes},
+          {"definition", "difference to the same gather from the even-numbered half of each point's rays (an overestimate: "
+                         "the half set's quadrature error); walls: integral of |difference| over the group [W] and relative to "
+                         "its incident power; probes: largest |difference| over the line / largest |value|"}};
+}
+
+// The ray effect the gather removed (summary.json final_gather.ray_effect): per wall group the DG's
+// incident and net power minus the gathered ones.
+nlohmann::json gather_ray_effect(const nlohmann::json& dg_walls, const nlohmann::json& gathered_walls) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [group, dg] : dg_walls.items()) {
+    const auto& gw = gathered_walls.at(group);
+    const double q_in = dg["q_in_W"].get<double>() - gw["q_in_W"].get<double>();
+    out[group] = {{"q_in_W", q_in},
+                  {"q_net_W", dg["q_net_W"].get<double>() - gw["q_net_W"].get<double>()},
+                  {"relative", q_in / std::max(std::abs(gw["q_in_W"].get<double>()), 1e-300)}};
+  }
+  return out;
+}
+
 nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* distributed = nullptr) {
   const auto& cs = s.cs;
   const auto& disc = s.disc;
@@ -753,16 +796,18 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
         const double emitted = walls.emissive_power(b, j);
         result.q_in[k] = g.q_in[k];
         fields.q_net[k] = face.absorptivity * g.q_in[k] - emitted - face.irradiation;  // absorbed - emitted
-        // the wall totals and energy_balance: the gathered walls (against the DG volume)
-        fields.balance_q_in[k] = result.q_in[k], fields.balance_q_out[k] = result.q_out[k], fields.balance_q_net[k] = fields.q_net[k];
         result.q_out[k] = g.q_in[k] - fields.q_net[k];
         fields.q_emitted[k] = emitted;
+        // the wall totals and energy_balance: the gathered walls (against the DG volume)
+        fields.balance_q_in[k] = result.q_in[k], fields.balance_q_out[k] = result.q_out[k], fields.balance_q_net[k] = fields.q_net[k];
       }
     for (const auto& idx : index) {
       gathered.values.emplace_back();
       for (long i : idx) gathered.values.back().push_back(i >= 0 ? g.probe[static_cast<std::size_t>(i)] : std::array<double, 4>{NAN, NAN, NAN, NAN});
     }
     gathered.kappa = medium.kappa;
+    gather_json["error_estimate"] = gather_error_estimate(disc, walls, cs, g, index);
+    gather_json["ray_effect"] = gather_ray_effect(gather_json["dg_walls"], output::wall_summary(disc, walls, fields));
     gather_json["rays_per_point"] = gather_rays;
     gather_json["receiver_points"] = g.points;
     gather_json["rays"] = g.rays;

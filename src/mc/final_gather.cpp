@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <numbers>
+#include <tuple>
 
 namespace dgrte::mc {
 namespace {
@@ -294,19 +295,24 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   GatherResult out;
   out.q_in.assign(in.walls.num_faces() * nfp, 0.0);
   out.probe.assign(probes.size(), {0, 0, 0, 0});
+  out.probe_half.assign(probes.size(), {0, 0, 0, 0});
+  out.q_in_half.assign(out.q_in.size(), 0.0);
   const FaceProjection projection = face_projection(disc.ref);
   const std::size_t per_face = projection.points.size();
-  std::vector<double> at_points(in.walls.num_faces() * per_face);
+  std::vector<double> at_points(in.walls.num_faces() * per_face), at_points_half(at_points.size());
   const std::size_t wall_points = at_points.size(), total = wall_points + probes.size();
   std::uint64_t segments = 0;
-  // Cosine-weighted hemisphere into the domain: q_in = (pi / N) sum I.
+  // Cosine-weighted hemisphere into the domain: q_in = (pi / N) sum I; and from the even-numbered rays.
+  const int half_rays = (rays + 1) / 2;
   auto hemisphere = [&](std::size_t t, const Vec3& x, const Vec3& inward, Counters& c) {
-    double s = 0;
+    double s = 0, s_even = 0;
     for (int k = 0; k < rays; ++k) {
       const auto [u, v] = lattice(k, rays);
-      s += ray.radiance(t, x, scatter_direction(inward, std::sqrt(u), v), c);
+      const double L = ray.radiance(t, x, scatter_direction(inward, std::sqrt(u), v), c);
+      s += L;
+      if (k % 2 == 0) s_even += L;
     }
-    return kPi * s / rays;
+    return std::pair{kPi * s / rays, kPi * s_even / half_rays};
   };
 #pragma omp parallel for schedule(dynamic, 4) reduction(+ : segments)
   for (std::int64_t pi = 0; pi < static_cast<std::int64_t>(total); ++pi) {
@@ -323,16 +329,18 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
         const auto k = static_cast<std::size_t>(d);
         x[k] = (1 - l1 - l2) * v[static_cast<std::size_t>(fv[0])][k] + l1 * v[static_cast<std::size_t>(fv[1])][k] + l2 * v[static_cast<std::size_t>(fv[2])][k];
       }
-      at_points[p] = hemisphere(static_cast<std::size_t>(model.mesh.tracer_index[e]), x, model.faces[b].inward, c);
+      std::tie(at_points[p], at_points_half[p]) = hemisphere(static_cast<std::size_t>(model.mesh.tracer_index[e]), x, model.faces[b].inward, c);
     } else {
       const auto& pt = probes[p - wall_points];
       if (pt.face >= 0) {
         const auto& face = model.faces[static_cast<std::size_t>(pt.face)];
-        out.probe[p - wall_points] = {hemisphere(static_cast<std::size_t>(face.element), pt.x, face.inward, c), 0, 0, 0};
+        const auto [full, half] = hemisphere(static_cast<std::size_t>(face.element), pt.x, face.inward, c);
+        out.probe[p - wall_points] = {full, 0, 0, 0};
+        out.probe_half[p - wall_points] = {half, 0, 0, 0};
       } else {
         const auto t = static_cast<std::size_t>(model.mesh.tracer_index[static_cast<std::size_t>(pt.element)]);
         // Antipodal pairs of a Fibonacci lattice: the odd moments (q) of a uniform field vanish exactly.
-        std::array<double, 4> acc{0, 0, 0, 0};
+        std::array<double, 4> acc{0, 0, 0, 0}, acc_even{0, 0, 0, 0};
         const int half = std::max(1, rays / 2);
         for (int k = 0; k < half; ++k) {
           const auto [u, v] = lattice(k, half);
@@ -340,12 +348,17 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
           for (const double sign : {1.0, -1.0}) {
             const Vec3 d{sign * st * std::cos(phi), sign * st * std::sin(phi), sign * mu};
             const double L = ray.radiance(t, pt.x, d, c);
-            acc[0] += L;
-            for (int r = 0; r < 3; ++r) acc[static_cast<std::size_t>(1 + r)] -= L * d[static_cast<std::size_t>(r)];
+            std::array<double, 4> add{L, -L * d[0], -L * d[1], -L * d[2]};
+            for (std::size_t r = 0; r < 4; ++r) {
+              acc[r] += add[r];
+              if (k % 2 == 0) acc_even[r] += add[r];
+            }
           }
         }
-        for (auto& a : acc) a *= 4 * kPi / (2 * half);
+        const int pairs_even = (half + 1) / 2;
+        for (std::size_t r = 0; r < 4; ++r) acc[r] *= 4 * kPi / (2 * half), acc_even[r] *= 4 * kPi / (2 * pairs_even);
         out.probe[p - wall_points] = acc;
+        out.probe_half[p - wall_points] = acc_even;
       }
     }
     segments += c.segments;
@@ -353,8 +366,12 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   for (std::size_t b = 0; b < in.walls.num_faces(); ++b) {
     const auto& P = projection.to_nodes[in.walls.element_face(b) % 4];
     const Eigen::Map<const Eigen::VectorXd> g(&at_points[b * per_face], static_cast<Eigen::Index>(per_face));
-    const Eigen::VectorXd nodal = P * g;
-    for (std::size_t j = 0; j < nfp; ++j) out.q_in[b * nfp + j] = nodal[static_cast<Eigen::Index>(j)];
+    const Eigen::Map<const Eigen::VectorXd> g_half(&at_points_half[b * per_face], static_cast<Eigen::Index>(per_face));
+    const Eigen::VectorXd nodal = P * g, nodal_half = P * g_half;
+    for (std::size_t j = 0; j < nfp; ++j) {
+      out.q_in[b * nfp + j] = nodal[static_cast<Eigen::Index>(j)];
+      out.q_in_half[b * nfp + j] = nodal_half[static_cast<Eigen::Index>(j)];
+    }
   }
   out.points = total;
   out.rays = static_cast<std::uint64_t>(rays) * total;

@@ -38,6 +38,11 @@ struct GatherInput {
 struct GatherResult {
   std::vector<double> q_in;  // per boundary face node (Walls order) [W/m^2]
   std::vector<std::array<double, 4>> probe;  // per probe point: G, qx, qy, qz (volume) or q_in, 0, 0, 0 (wall)
+  // The same from the even-numbered half of each point's rays (a lattice of half the size): the
+  // difference to the full result estimates the gather's own quadrature error (that of the half
+  // set, so an overestimate for a lattice whose error falls as 1/rays).
+  std::vector<double> q_in_half;
+  std::vector<std::array<double, 4>> probe_half;
   std::uint64_t points = 0, rays = 0, segments = 0;  // receiver points: face quadrature points + probe points
   double seconds = 0;
 };

@@ -132,6 +132,16 @@ nlohmann::json wall_summary(const transport::Discretization& disc, const problem
   return j;
 }
 
+std::map<std::string, double> group_integrals(const transport::Discretization& disc, const problem::Walls& walls,
+                                              std::span<const double> per_face_node) {
+  const auto fw = face_weights(disc.ref);
+  std::map<std::string, double> out;
+  for (std::size_t b = 0; b < walls.num_faces(); ++b)
+    out[group_of_face(disc, walls.element_face(b))] +=
+        face_integral(disc, fw, walls.element_face(b), per_face_node.data() + b * walls.face_nodes());
+  return out;
+}
+
 nlohmann::json energy_balance(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields,
                               const solver::GrayResult& result) {
   const auto fw = face_weights(disc.ref);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,9 @@ double volume_integral(const transport::Discretization& disc, std::span<const do
 // and the emitted volume power integral |4 pi kappa I_b + sources|, so that an enclosure at equilibrium,
 // where div q and q_net vanish, is still measured against the power in play).
 nlohmann::json wall_summary(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields);
+// Per surface group: the integral over its faces of a per-boundary-face-node field (a flux gives W).
+std::map<std::string, double> group_integrals(const transport::Discretization& disc, const problem::Walls& walls,
+                                              std::span<const double> per_face_node);
 nlohmann::json energy_balance(const transport::Discretization& disc, const problem::Walls& walls, const RadiationFields& fields,
                               const solver::GrayResult& result);
 

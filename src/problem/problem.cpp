@@ -578,9 +578,13 @@ double Walls::wall_intensity(int m, std::size_t bj, std::span<const double> u, s
     if (enters(m, c / nfp_)) sum += g[c], ++count;
   };
   consider(bj);
+  // Other walls through this point: only the same element's faces, so that a distributed run (whose
+  // ranks hold whole elements) gives the one-process answer; a neighbouring wall whose face belongs to
+  // another element keeps the DG trace here (docs/case-file.md).
   const auto others = coincident(bj);
+  const std::size_t element = face_[bj / nfp_] / 4;
   for (std::size_t i = 0; i < others.size(); ++i)
-    if (convex(bj, i)) consider(others[i]);
+    if (convex(bj, i) && face_[others[i] / nfp_] / 4 == element) consider(others[i]);
   if (count > 0) return sum / count;
   const std::size_t b = bj / nfp_, e = face_[b] / 4;
   const int f = static_cast<int>(face_[b] % 4);

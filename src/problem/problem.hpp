@@ -135,8 +135,8 @@ class Walls {
   // Boundary-consistent outputs (docs/theory.md, "Values on the walls"). At a wall point, a direction
   // entering the medium there has the wall's outgoing intensity g (the upwind value the DG flux
   // imposes), not the interior trace u. At face node bj = b * N_fp + j and ordinate m: the mean of g
-  // over the wall faces through that point where m enters (face b itself, or another wall's face
-  // sharing a convex edge or corner with it), else u's trace. tally reports q_in with it.
+  // over the wall faces through that point where m enters (face b itself, or another face of the same
+  // element on a convex edge or corner with it), else u's trace. tally reports q_in with it.
   double wall_intensity(int m, std::size_t bj, std::span<const double> u, std::span<const double> g) const;
   // Adds ordinate m's share of G and q at every wall face node, each face with its own values: g where
   // m enters that face, else wall_intensity (the trace, or another wall's g at an edge or corner).

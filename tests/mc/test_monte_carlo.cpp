@@ -276,6 +276,23 @@ TEST(FinalGather, RemovesTheRayEffectsOfTheIsothermalCube) {
   EXPECT_GT(dg_err, 3 * gather_err) << "DG T2 error " << dg_err << ", gathered " << gather_err;
   EXPECT_TRUE(fg.summary.contains("final_gather"));
   EXPECT_GT(fg.summary["final_gather"]["rays"].get<double>(), 0.0);
+  // Its own error estimate (half the rays) is small but not zero here, and far below the ray effect
+  // it removed from the DG's wall-flux points.
+  const auto& est = fg.summary["final_gather"]["error_estimate"];
+  const double wall_line = est["probes"]["wall"]["relative"].get<double>();
+  EXPECT_GT(wall_line, 0.0);
+  EXPECT_LT(wall_line, 0.005);
+  EXPECT_LT(3 * wall_line, dg_err);
+  for (const auto& [group, e] : est["walls"].items()) {
+    EXPECT_GT(e["relative"].get<double>(), 0.0) << group;
+    EXPECT_LT(e["relative"].get<double>(), 0.005) << group;
+  }
+  // The ray effect per group: DG minus gathered, consistent with the two wall summaries.
+  const auto& dg_walls = fg.summary["final_gather"]["dg_walls"];
+  for (const auto& [group, effect] : fg.summary["final_gather"]["ray_effect"].items())
+    EXPECT_NEAR(effect["q_in_W"].get<double>(),
+                dg_walls[group]["q_in_W"].get<double>() - fg.summary["walls"][group]["q_in_W"].get<double>(), 1e-12)
+        << group;
 }
 
 // At radiative equilibrium the DG source is I_b everywhere and the walls leave I_b: the gather
@@ -301,6 +318,10 @@ TEST(FinalGather, IsExactAtEquilibrium) {
   auto w = read_csv(r.out / "probes" / "left.csv");
   for (std::size_t i = 0; i < w["q_net"].size(); ++i) EXPECT_NEAR(w["q_net"][i] / E, 0.0, 1e-7) << i;
   for (const auto& [name, wall] : r.summary["walls"].items()) EXPECT_NEAR(wall["q_net_mean"].get<double>() / E, 0.0, 1e-7) << name;
+  // A uniform field has no quadrature error: the half-ray estimate vanishes.
+  for (const auto& [name, e] : r.summary["final_gather"]["error_estimate"]["walls"].items())
+    EXPECT_LT(e["relative"].get<double>(), 1e-7) << name;
+  EXPECT_LT(r.summary["final_gather"]["error_estimate"]["probes"]["axis"]["relative"].get<double>(), 1e-7);
 }
 
 TEST(FinalGather, RefusesWhatItDoesNotIntegrate) {
