@@ -908,7 +908,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   if (cs.output.vtk) {
     // G, q and div q with the walls' values at the nodes of boundary faces (docs/theory.md).
     const auto on_walls = [&](const std::vector<double>& nodal, const std::vector<double>& wall) {
-      return output::with_wall_values(disc, walls, nodal, wall);
+      return output::with_wall_values(walls, nodal, wall);
     };
     const auto G = on_walls(result.G, result.wall_G), qx = on_walls(result.qx, result.wall_qx),
                qy = on_walls(result.qy, result.wall_qy), qz = on_walls(result.qz, result.wall_qz),

@@ -534,31 +534,38 @@ int parity(const std::array<int, 4>& p) {
   return inv & 1;
 }
 
+// The checks dgrte makes itself before Gmsh sees a .msh file.
+void check_msh_file(const fs::path& file) {
+  check_readable(file, "mesh");
+  check_msh_format(file);
+  check_physical_names(file);
+}
+
+TetMesh open_msh(const fs::path& file, BoundaryLabels labels) {
+  GmshSession session(file);
+  session.call("read the mesh", "check that it is a complete Gmsh .msh file (format 2.2 or 4.1)",
+               [&] { gmsh::open(file.string()); });
+  return extract_model(session, file, labels);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
 TetMesh read_mesh(const std::filesystem::path& file, BoundaryLabels labels) {
   // The quick checks with their own messages first, then Gmsh in a child, then here.
-  check_readable(file, "mesh");
-  check_msh_format(file);
-  check_physical_names(file);
+  check_msh_file(file);
   isolation::check_in_child({.reader = "msh",
                              .file = file,
                              .arguments = {labels == BoundaryLabels::optional ? "optional" : "required"},
                              .context = file.string(),
                              .library = "Gmsh's .msh reader",
                              .remedy = "Write the mesh again from Gmsh (format 4.1: gmsh -3 -format msh41)."});
-  return read_mesh_in_process(file, labels);
+  return open_msh(file, labels);
 }
 
 TetMesh read_mesh_in_process(const std::filesystem::path& file, BoundaryLabels labels) {
-  check_readable(file, "mesh");
-  check_msh_format(file);
-  check_physical_names(file);
-  GmshSession session(file);
-  session.call("read the mesh", "check that it is a complete Gmsh .msh file (format 2.2 or 4.1)",
-               [&] { gmsh::open(file.string()); });
-  return extract_model(session, file, labels);
+  check_msh_file(file);
+  return open_msh(file, labels);
 }
 
 TetMesh mesh_geo(const std::filesystem::path& geo_file, double size, BoundaryLabels labels) {

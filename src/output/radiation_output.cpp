@@ -202,20 +202,14 @@ std::vector<WallPoint> wall_faces_at(const io::Vec3& point, const transport::Dis
   return hits;
 }
 
-std::vector<double> with_wall_values(const transport::Discretization& disc, const problem::Walls& walls,
-                                     std::span<const double> nodal, std::span<const double> wall_values) {
+std::vector<double> with_wall_values(const problem::Walls& walls, std::span<const double> nodal,
+                                     std::span<const double> wall_values) {
   std::vector<double> out(nodal.begin(), nodal.end());
   if (wall_values.empty()) return out;
-  const std::size_t nfp = walls.face_nodes(), np = static_cast<std::size_t>(disc.num_nodes());
-  for (std::size_t b = 0; b < walls.num_faces(); ++b) {
-    const std::size_t e = walls.element_face(b) / 4;
-    const int f = static_cast<int>(walls.element_face(b) % 4);
-    for (std::size_t j = 0; j < nfp; ++j) {
-      const std::size_t bj = b * nfp + j;
-      double sum = wall_values[bj];
-      for (const std::size_t c : walls.coincident(bj)) sum += wall_values[c];
-      out[e * np + static_cast<std::size_t>(disc.ref.face_nodes[f][j])] = sum / static_cast<double>(1 + walls.coincident(bj).size());
-    }
+  for (std::size_t bj = 0; bj < walls.num_faces() * walls.face_nodes(); ++bj) {
+    double sum = wall_values[bj];
+    for (const std::size_t c : walls.coincident(bj)) sum += wall_values[c];
+    out[walls.element_node(bj)] = sum / static_cast<double>(1 + walls.coincident(bj).size());
   }
   return out;
 }

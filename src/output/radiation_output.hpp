@@ -36,8 +36,8 @@ struct RadiationFields {
 // A nodal field with the walls' values at the nodes of boundary faces (what solution.vtu shows): at
 // a node on several walls (an edge or corner), their mean. wall_values per boundary face node; empty:
 // the nodal field unchanged.
-std::vector<double> with_wall_values(const transport::Discretization& disc, const problem::Walls& walls,
-                                     std::span<const double> nodal, std::span<const double> wall_values);
+std::vector<double> with_wall_values(const problem::Walls& walls, std::span<const double> nodal,
+                                     std::span<const double> wall_values);
 
 RadiationFields radiation_fields(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
                                  const solver::GrayResult& result);

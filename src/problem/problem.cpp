@@ -546,11 +546,10 @@ void Walls::find_coincident_nodes() {
   coincident_.clear();
   for (const auto& o : others) coincident_.insert(coincident_.end(), o.begin(), o.end());
   // Convex pairs: the other face's centroid lies strictly inside this face's plane (outward normal).
-  const std::size_t np = static_cast<std::size_t>(disc_.num_nodes());
   coincident_convex_.assign(coincident_.size(), 0);
   for (std::size_t bj = 0; bj < nb; ++bj) {
-    const std::size_t b = bj / nfp_, e = face_[b] / 4;
-    const Vec3& x = disc_.node_position[e * np + static_cast<std::size_t>(ref.face_nodes[face_[b] % 4][bj % nfp_])];
+    const std::size_t b = bj / nfp_;
+    const Vec3& x = disc_.node_position[element_node(bj)];
     for (std::size_t i = coincident_begin_[bj]; i < coincident_begin_[bj + 1]; ++i) {
       const std::size_t c = coincident_[i] / nfp_;
       const auto v = disc_.element_vertices(face_[c] / 4);
@@ -586,9 +585,7 @@ double Walls::wall_intensity(int m, std::size_t bj, std::span<const double> u, s
   for (std::size_t i = 0; i < others.size(); ++i)
     if (convex(bj, i) && face_[others[i] / nfp_] / 4 == element) consider(others[i]);
   if (count > 0) return sum / count;
-  const std::size_t b = bj / nfp_, e = face_[b] / 4;
-  const int f = static_cast<int>(face_[b] % 4);
-  return u[e * static_cast<std::size_t>(disc_.num_nodes()) + static_cast<std::size_t>(disc_.ref.face_nodes[f][bj % nfp_])];
+  return u[element_node(bj)];
 }
 
 void Walls::tally_wall_moments(int m, std::span<const double> u, std::span<const double> g, std::span<double> G,
@@ -610,31 +607,23 @@ void Walls::tally_wall_moments(int m, std::span<const double> u, std::span<const
 }
 
 void Walls::add_nodal(std::span<const double> nodal, std::span<double> to) const {
-  const std::size_t np = static_cast<std::size_t>(disc_.num_nodes());
-  for (std::size_t b = 0; b < face_.size(); ++b) {
-    const std::size_t e = face_[b] / 4;
-    const int f = static_cast<int>(face_[b] % 4);
-    for (std::size_t j = 0; j < nfp_; ++j) to[b * nfp_ + j] += nodal[e * np + static_cast<std::size_t>(disc_.ref.face_nodes[f][j])];
-  }
+  for (std::size_t bj = 0; bj < face_.size() * nfp_; ++bj) to[bj] += nodal[element_node(bj)];
 }
 
 void Walls::tally(int m, std::span<const double> u, std::span<const double> g, std::span<double> q_in,
                   std::span<double> q_out, std::span<double> q_in_wall_delta) const {
-  const std::size_t np = static_cast<std::size_t>(disc_.num_nodes());
   const auto mu = static_cast<std::size_t>(m);
   const Vec3& v = v_[mu];
   for (std::size_t b = 0; b < face_.size(); ++b) {
-    const std::size_t e = face_[b] / 4;
-    const int f = static_cast<int>(face_[b] % 4);
     const double wvn = quad_->w[mu] * dot(v, normal_[b]);
-    if (transport::inflow_coefficient(disc_.geometry[e], f, v) != 0.0) {
+    if (enters(m, b)) {
       for (std::size_t j = 0; j < nfp_; ++j) q_out[b * nfp_ + j] -= wvn * g[b * nfp_ + j];
     } else {  // outflow (or tangent): the trace, or another wall's g where m enters there (edges, corners)
       for (std::size_t j = 0; j < nfp_; ++j) {
-        const double I = wall_intensity(m, b * nfp_ + j, u, g);
-        q_in[b * nfp_ + j] += wvn * I;
-        if (!q_in_wall_delta.empty())
-          q_in_wall_delta[b * nfp_ + j] += wvn * (I - u[e * np + static_cast<std::size_t>(disc_.ref.face_nodes[f][j])]);
+        const std::size_t bj = b * nfp_ + j;
+        const double I = wall_intensity(m, bj, u, g);
+        q_in[bj] += wvn * I;
+        if (!q_in_wall_delta.empty()) q_in_wall_delta[bj] += wvn * (I - u[element_node(bj)]);
       }
     }
   }

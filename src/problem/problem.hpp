@@ -148,6 +148,11 @@ class Walls {
     const auto& w = walls_[static_cast<std::size_t>(wall_of_face_[b])];
     return w.rho_diffuse * diffuse_factor_[b] * half_range_[b] + w.rho_specular;
   }
+  // The element node (e * N_p + i) of wall face node bj = b * N_fp + j.
+  std::size_t element_node(std::size_t bj) const {
+    const std::size_t ef = face_[bj / nfp_];
+    return ef / 4 * static_cast<std::size_t>(disc_.num_nodes()) + static_cast<std::size_t>(disc_.ref.face_nodes[ef % 4][bj % nfp_]);
+  }
   // to[b * N_fp + j] += nodal value at the element node of face node j of face b.
   void add_nodal(std::span<const double> nodal, std::span<double> to) const;
   // The wall face nodes at the same point as face node bj, bj excluded (edges and corners).
