@@ -34,6 +34,7 @@
 #include <numbers>
 #include <cmath>
 #include <iostream>
+#include <numeric>
 
 namespace dgrte::app {
 namespace {
@@ -149,7 +150,9 @@ nlohmann::json summary_header(const Setup& s) {
   return summary;
 }
 
-void finish(Setup& s, nlohmann::json& summary, double setup_seconds, double solve_seconds, Clock::time_point t_out) {
+// gather_seconds: the final gather's time, kept out of solve_seconds (negative: no gather).
+void finish(Setup& s, nlohmann::json& summary, double setup_seconds, double solve_seconds, Clock::time_point t_out,
+            double gather_seconds = -1) {
   const auto& dir = s.cs.output.directory;
   for (const auto& option : transport::unused_petsc_options())
     s.warnings.push_back(fmt::format("PETSc option {} was not used by any solver of this run (misspelled, or for a solver "
@@ -158,6 +161,7 @@ void finish(Setup& s, nlohmann::json& summary, double setup_seconds, double solv
   for (std::size_t i = s.printed; i < s.warnings.size(); ++i) std::cerr << "warning: " << s.warnings[i] << "\n";
   summary["timing"] = {{"setup_seconds", setup_seconds}, {"solve_seconds", solve_seconds},
                        {"output_seconds", seconds_since(t_out)}, {"total_seconds", seconds_since(s.start)}};
+  if (gather_seconds >= 0) summary["timing"]["gather_seconds"] = gather_seconds;
   summary["peak_memory_mb"] = peak_memory_mb();
   summary["warnings"] = s.warnings;
   io::write_text_atomically(dir / "summary.json", summary.dump(2) + "\n");
@@ -661,7 +665,7 @@ nlohmann::json gather_error_estimate(const transport::Discretization& disc, cons
   }
   return {{"walls", wall_groups},
           {"probes", probes},
-          {"definition", "difference to the same gather from the even-numbered half of each point's rays (an overestimate: "
+          {"definition", "difference to the same gather from the first half of each point's rays (an overestimate: "
                          "the half set's quadrature error); walls: integral of |difference| over the group [W] and relative to "
                          "its incident power; probes: largest |difference| over the line / largest |value|"}};
 }
@@ -724,8 +728,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                     walls.reflects() ? ", reflecting walls" : ""));
   // A spectral gas model (`model:`) turns the run into a sum of gray solves (src/spectral).
   gas::LoadedModel model = medium.has_gas_model() ? load_gas_model(s, medium.gas) : gas::LoadedModel{};
-  const int gather_rays = cs.output.final_gather_rays;
-  if (gather_rays > 0) {
+  const bool gather_on = cs.output.final_gather;
+  if (gather_on) {
     const char* why = model.spectral ? "a nongray model (model:)" : !cs.collimated.empty() ? "collimated beams" : medium.has_source() ? "user source terms (media.*.source)" : nullptr;
     if (why)
       throw InputError(fmt::format("{}: the final gather integrates the gray DG source along rays; it does not take {} in this version "
@@ -762,13 +766,17 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   // Final gather: wall fluxes at every face node and probe G, q from rays through the DG source.
   nlohmann::json gather_json;
   output::GatheredProbes gathered;
-  if (gather_rays > 0) {
+  double gather_seconds = -1;
+  if (gather_on) {
+    const auto gather_start = Clock::now();
     gather_json["dg_walls"] = output::wall_summary(disc, walls, fields);
     gather_json["dg_energy_balance"] = output::energy_balance(disc, walls, fields, result);
     const auto tracer = mc::build_model(cs, disc, medium, walls);
     std::vector<mc::ProbePoint> points;
     std::vector<std::vector<long>> index;
     const transport::PointLocator locator(disc);
+    std::vector<std::size_t> all_faces(walls.num_faces());
+    std::iota(all_faces.begin(), all_faces.end(), std::size_t{0});
     for (const auto& probe : cs.output.probes) {
       index.emplace_back();
       if (!probe.wall.empty()) {  // point values on the wall (a point on an edge: its first face)
@@ -777,17 +785,26 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
         for (std::size_t i = 0; i < hits.size(); ++i) {
           index.back().push_back(static_cast<long>(points.size()));
           points.push_back({line[i].first, -1, static_cast<long>(hits[i].front().face)});
+          const auto& own = tracer.faces[hits[i].front().face].inward;
+          for (const auto& other : output::wall_faces_at(line[i].first, disc, walls, all_faces))  // an edge: another wall's plane
+            if (const auto& n = tracer.faces[other.face].inward; std::abs(n[0] * own[0] + n[1] * own[1] + n[2] * own[2]) < 1 - 1e-6) {
+              points.back().adjacent_wall = n;
+              break;
+            }
         }
         continue;
       }
       for (const auto& [x, d] : output::probe_points(probe)) {
         const auto loc = locator.locate(x);
         index.back().push_back(loc ? static_cast<long>(points.size()) : -1);
-        if (loc) points.push_back({x, static_cast<int>(loc->element), -1});
+        if (!loc) continue;
+        points.push_back({x, static_cast<int>(loc->element), -1});
+        if (const auto hits = output::wall_faces_at(x, disc, walls, all_faces); !hits.empty()) points.back().axis = tracer.faces[hits.front().face].inward;
       }
     }
     const mc::GatherInput in{disc, medium, walls, quad, result.G, result.intensities.empty() ? nullptr : &result.intensities, result.q_in};
-    const auto g = mc::final_gather(tracer, in, points, gather_rays);
+    const mc::GatherControl control{cs.output.final_gather_min_rays, cs.output.final_gather_max_rays, cs.output.final_gather_tolerance};
+    const auto g = mc::final_gather(tracer, in, points, control);
     const std::size_t nfp = walls.face_nodes();
     for (std::size_t b = 0; b < walls.num_faces(); ++b)
       for (std::size_t j = 0; j < nfp; ++j) {
@@ -808,7 +825,10 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     gathered.kappa = medium.kappa;
     gather_json["error_estimate"] = gather_error_estimate(disc, walls, cs, g, index);
     gather_json["ray_effect"] = gather_ray_effect(gather_json["dg_walls"], output::wall_summary(disc, walls, fields));
-    gather_json["rays_per_point"] = gather_rays;
+    gather_json["rays_per_point"] = {{"min", control.min_rays}, {"max", control.max_rays},
+                                     {"mean", static_cast<double>(g.rays) / static_cast<double>(std::max<std::uint64_t>(g.points, 1))}};
+    gather_json["tolerance"] = control.tolerance;
+    gather_json["points_at_max_rays"] = g.points_at_max;
     gather_json["receiver_points"] = g.points;
     gather_json["rays"] = g.rays;
     gather_json["segments"] = g.segments;
@@ -816,9 +836,12 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     gather_json["rays_per_second"] = static_cast<double>(g.rays) / std::max(g.seconds, 1e-12);
     gather_json["definition"] = "walls, walls.vtu, wall probes and volume-probe G, q recomputed by integrating the converged DG source "
                                 "along rays from every boundary face node and probe point; dg_walls / dg_energy_balance: the DG values";
-    s.log(fmt::format("  final gather: {} points x {} rays, {:.2f} s", g.points, gather_rays, g.seconds));
+    s.log(fmt::format("  final gather: {} points, {:.0f} rays per point ({} to {}), {:.2f} s", g.points,
+                      static_cast<double>(g.rays) / static_cast<double>(std::max<std::uint64_t>(g.points, 1)), control.min_rays,
+                      control.max_rays, g.seconds));
+    gather_seconds = seconds_since(gather_start);  // with the tracer's set-up and the wall recompute
   }
-  const double solve_seconds = seconds_since(s.start) - setup_seconds;
+  const double solve_seconds = seconds_since(s.start) - setup_seconds - std::max(gather_seconds, 0.0);
   const auto balance = output::energy_balance(disc, walls, fields, result);
   s.log(fmt::format("  {}: {} outer iterations, {} transport sweeps, {} inner iterations, {:.2f} s", result.outer_method,
                     result.outer_iterations, result.transport_sweeps, result.inner_iterations, result.seconds));
@@ -896,7 +919,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                                                                     output::volume_integral(disc, std::vector<double>(n, 1.0))}};
   summary["walls"] = output::wall_summary(disc, walls, fields);
   summary["energy_balance"] = balance;
-  if (gather_rays > 0) summary["final_gather"] = gather_json;
+  if (gather_on) summary["final_gather"] = gather_json;
   summary["grind_ns_per_dof"] =
       result.seconds * 1e9 / (static_cast<double>(n) * static_cast<double>(quad.size()) * std::max(1, result.transport_sweeps));
   summary["grind_definition"] = "solve seconds / (DOFs x ordinates x transport sweeps)";
@@ -961,12 +984,12 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                          {"temperature", wall_T}, {"G", result.wall_G}},
                         {group, emissivity}, group_names(s.mesh));
   }
-  output::write_probes(dir, cs, disc, walls, result, fields, s.warnings, gather_rays > 0 ? &gathered : nullptr);
+  output::write_probes(dir, cs, disc, walls, result, fields, s.warnings, gather_on ? &gathered : nullptr);
   if (model.spectral) write_spectral_csv(dir / "spectral.csv", spectral_run);
   summary["outputs"] = {{"vtk", cs.output.vtk ? "solution.vtu" : ""}, {"walls_vtk", cs.output.vtk ? "walls.vtu" : ""},
                         {"quadrature", "quadrature.csv"}, {"vtk_cells", cs.output.linear ? "linear" : "lagrange"},
                         {"spectral", model.spectral ? "spectral.csv" : ""}};
-  finish(s, summary, setup_seconds, solve_seconds, t_out);
+  finish(s, summary, setup_seconds, solve_seconds, t_out, gather_seconds);
   return summary;
 }
 

@@ -507,19 +507,46 @@ AngularSpec parse_angular(const Ctx& c, const YAML::Node& n, const std::filesyst
   return a;
 }
 
+// output.final_gather: false, true, or {rays} (a fixed count) or {tolerance, min_rays, max_rays}.
+void parse_final_gather(const Ctx& c, const YAML::Node& fg, OutputSpec& o) {
+  o.final_gather_where = c.where("output.final_gather", fg);
+  if (fg.IsScalar()) {
+    o.final_gather = scalar<bool>(c, fg, "output.final_gather", "true, false or a map {tolerance, min_rays, max_rays} or {rays}");
+    return;
+  }
+  check_map(c, fg, "output.final_gather", {"rays", "tolerance", "min_rays", "max_rays"});
+  o.final_gather = true;
+  auto rays = [&](const char* key) {
+    const std::string name = std::string("output.final_gather.") + key;
+    const double r = number(c, fg[key], name);
+    if (!(r >= 1 && r <= 1e7 && r == std::floor(r))) c.fail(name, fg[key], "must be a whole number in [1, 1e7]");
+    return static_cast<int>(r);
+  };
+  if (fg["rays"]) {
+    for (const char* key : {"tolerance", "min_rays", "max_rays"})
+      if (fg[key])
+        c.fail(std::string("output.final_gather.") + key, fg[key],
+               "'rays' fixes the number of rays per point; remove it to let the tolerance choose (or remove this key)");
+    o.final_gather_min_rays = o.final_gather_max_rays = rays("rays");
+    o.final_gather_tolerance = 0;
+    return;
+  }
+  if (fg["min_rays"]) o.final_gather_min_rays = rays("min_rays");
+  if (fg["max_rays"]) o.final_gather_max_rays = rays("max_rays");
+  if (o.final_gather_max_rays < o.final_gather_min_rays)
+    c.fail("output.final_gather.max_rays", fg["max_rays"] ? fg["max_rays"] : fg,
+           fmt::format("max_rays ({}) is below min_rays ({})", o.final_gather_max_rays, o.final_gather_min_rays));
+  if (fg["tolerance"]) {
+    o.final_gather_tolerance = number(c, fg["tolerance"], "output.final_gather.tolerance");
+    if (!(o.final_gather_tolerance > 0 && o.final_gather_tolerance < 1))
+      c.fail("output.final_gather.tolerance", fg["tolerance"], "must be in (0, 1): the relative error each point's rays stop at");
+  }
+}
+
 OutputSpec parse_output(const Ctx& c, const YAML::Node& n) {
   check_map(c, n, "output", {"directory", "vtk", "linear", "probes", "intensities", "final_gather"});
   OutputSpec o;
-  if (const auto& fg = n["final_gather"]) {
-    check_map(c, fg, "output.final_gather", {"rays"});
-    o.final_gather_where = c.where("output.final_gather", fg);
-    o.final_gather_rays = 4096;
-    if (fg["rays"]) {
-      const double r = number(c, fg["rays"], "output.final_gather.rays");
-      if (!(r >= 16 && r <= 1e7 && r == std::floor(r))) c.fail("output.final_gather.rays", fg["rays"], "must be a whole number in [16, 1e7]");
-      o.final_gather_rays = static_cast<int>(r);
-    }
-  }
+  if (const auto& fg = n["final_gather"]) parse_final_gather(c, fg, o);
   if (n["directory"]) o.directory = scalar<std::string>(c, n["directory"], "output.directory", "a directory name");
   if (n["vtk"]) o.vtk = scalar<bool>(c, n["vtk"], "output.vtk", "true or false");
   if (n["linear"]) o.linear = scalar<bool>(c, n["linear"], "output.linear", "true or false");

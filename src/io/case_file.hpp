@@ -159,8 +159,11 @@ struct OutputSpec {
   bool linear = false;  // subdivide into linear tets instead of Lagrange cells
   bool intensities = false;  // angular runs: write every ordinate's intensity to solution.vtu
   // Ray-traced final gather of the wall fluxes and probe G, q (angular DG runs; src/mc/final_gather.hpp):
-  // rays per receiver point, 0 = off.
-  int final_gather_rays = 0;
+  // rays per receiver point from min to max, doubled until the point's own estimate meets the
+  // tolerance (`rays: N` fixes the count: min = max = N, tolerance 0).
+  bool final_gather = false;
+  int final_gather_min_rays = 128, final_gather_max_rays = 4096;
+  double final_gather_tolerance = 0.005;
   std::string final_gather_where;
   std::vector<ProbeSpec> probes;
 };

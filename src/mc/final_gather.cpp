@@ -9,24 +9,85 @@
 
 #include <chrono>
 #include <cmath>
+#include <algorithm>
+#include <limits>
 #include <numbers>
-#include <tuple>
 
 namespace dgrte::mc {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
 constexpr double kMaxOpticalStep = 0.2;     // sub-interval optical thickness along a ray
-constexpr double kMinTransmission = 1e-12;  // a ray stops below this (its remaining radiance is negligible)
+// A ray stops below this transmission: what it would still collect is at most this times the
+// largest source / sigma_t or wall radiance ahead (a bias of 1e-6 of it, far below the tolerance).
+constexpr double kMinTransmission = 1e-6;
 constexpr int kMaxMirrors = 10000;          // specular bounces followed per ray (mirrors around a clear gas)
 
 double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
-// Fibonacci lattice: point k of n on the unit square, (u, v) = ((k + 1/2)/n, frac(k / golden)).
-std::pair<double, double> lattice(int k, int n) {
-  const double u = (k + 0.5) / n;
-  const double v = std::fmod(k * 0.6180339887498949, 1.0);
-  return {u, v};
+// Point k of the 2-D Sobol' sequence, a (0,2)-sequence in base 2: every block of 2^m points
+// k = j 2^m .. (j + 1) 2^m - 1 is a (0,m,2)-net, so the first n points of a doubling are as evenly
+// spread as a lattice of n. Dimension 1 is van der Corput's; dimension 2 has the direction numbers
+// of the polynomial x + 1 (v_1 = 1/2, v_(j+1) = v_j xor v_j / 2: the Pascal matrix mod 2). Each
+// coordinate is Owen-scrambled (nested uniform scrambling by a fixed hash, Burley 2020, "Practical
+// hash-based Owen scrambling", JCGT 9(4)): the nets survive, the points leave the corners of their
+// cells (unscrambled, every u is a multiple of 1/n: a bias of order 1/n), and the error of a smooth
+// integrand falls about as n^(-3/2).
+std::uint32_t reverse_bits(std::uint32_t x) {
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
+  x = ((x >> 8) & 0x00FF00FFu) | ((x & 0x00FF00FFu) << 8);
+  return (x >> 16) | (x << 16);
+}
+
+std::uint32_t owen_scramble(std::uint32_t x, std::uint32_t seed) {
+  x = reverse_bits(x);
+  x += seed;  // Laine-Karras: each bit depends only on the bits below it (above, once reversed)
+  x ^= x * 0x6c50b47cu;
+  x ^= x * 0xb82f1e52u;
+  x ^= x * 0xc7afe638u;
+  x ^= x * 0x8d22f6e6u;
+  return reverse_bits(x);
+}
+
+std::pair<double, double> sobol2(std::uint32_t k) {
+  std::uint32_t a = 0, b = 0, v = 1u << 31;
+  for (int j = 0; k != 0; ++j, k >>= 1, v ^= v >> 1)
+    if (k & 1u) a ^= 1u << (31 - j), b ^= v;
+  constexpr double kScale = 1.0 / 4294967296.0;
+  return {(owen_scramble(a, 0x8a3f21c5u) + 0.5) * kScale, (owen_scramble(b, 0x3c6ef372u) + 0.5) * kScale};
+}
+
+// M_k(x) = integral_0^1 s^k exp(-x s) ds, k = 0..n (n <= 8). Below x = 2: M_n from its series
+// sum_j (-x)^j / (j! (n + j + 1)) and the stable downward recursion M_(k-1) = (x M_k + exp(-x)) / k;
+// above: the upward recursion M_k = (k M_(k-1) - exp(-x)) / x (its error grows by at most
+// n! / x^n < 160).
+// Returns exp(-x). Reciprocals from a table: divisions would dominate the cost of a segment.
+constexpr std::array<double, 64> kReciprocal = [] {
+  std::array<double, 64> r{};
+  for (std::size_t i = 1; i < r.size(); ++i) r[i] = 1.0 / static_cast<double>(i);
+  return r;
+}();
+
+double exp_moments(double x, int n, double* M) {
+  const double e = std::exp(-x);
+  if (x < 2) {
+    double term = 1, sum = kReciprocal[static_cast<std::size_t>(n + 1)];
+    for (int j = 1; j < 40; ++j) {  // 2^40 / 40! < 1e-35
+      term *= -x * kReciprocal[static_cast<std::size_t>(j)];
+      const double add = term * kReciprocal[static_cast<std::size_t>(n + j + 1)];
+      sum += add;
+      if (std::abs(add) < 1e-17 * sum) break;
+    }
+    M[n] = sum;
+    for (int k = n; k > 0; --k) M[k - 1] = (x * M[k] + e) * kReciprocal[static_cast<std::size_t>(k)];
+    return e;
+  }
+  const double rx = 1 / x;
+  M[0] = -std::expm1(-x) * rx;
+  for (int k = 1; k <= n; ++k) M[k] = (k * M[k - 1] - e) * rx;
+  return e;
 }
 
 // The DG fields a ray reads, per mesh element as coefficients of monomials xi^a eta^b zeta^c
@@ -43,7 +104,11 @@ struct Fields {
   std::vector<double> source;       // kappa I_b (+ sigma_s G / 4 pi where the phase function is isotropic)
   std::vector<std::vector<double>> scattered;  // per ordinate m: sigma_s I_m (anisotropic elements only)
   std::vector<double> sigma_t_max;  // per element: max nodal sigma_t (sub-interval count)
+  std::vector<char> sigma_t_constant;  // per element: sigma_t the same at every node (exact segment integral)
   std::vector<char> anisotropic;    // per element: scattering source from the intensities
+  // A segment's source as a polynomial in s = t / l: its values at the p + 1 Gauss points s_i of
+  // [0, 1] times to_monomials (row-major, (p + 1)^2) give the coefficients of s^k.
+  std::vector<double> gauss_s, to_monomials;
 
   // Monomials of the local coordinates of x in element e.
   void monomials(std::size_t e, const Vec3& x, double* out) const {
@@ -58,10 +123,14 @@ struct Fields {
   static constexpr int kMaxPower = 8;
 };
 
+// Four partial sums: one chain of dependent additions would make this latency-bound.
 double dot_n(const double* a, const double* b, std::size_t n) {
-  double s = 0;
-  for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
-  return s;
+  double s[4] = {0, 0, 0, 0};
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (std::size_t k = 0; k < 4; ++k) s[k] += a[i + k] * b[i + k];
+  for (; i < n; ++i) s[0] += a[i] * b[i];
+  return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
 Fields make_fields(const GatherInput& in) {
@@ -75,7 +144,18 @@ Fields make_fields(const GatherInput& in) {
   f.terms = f.exponents.size();  // = N_p
   f.centre.resize(K), f.scale.resize(K);
   f.sigma_t.assign(K * np, 0.0), f.source.assign(K * np, 0.0);
-  f.sigma_t_max.assign(K, 0.0), f.anisotropic.assign(K, 0);
+  f.sigma_t_max.assign(K, 0.0), f.sigma_t_constant.assign(K, 0), f.anisotropic.assign(K, 0);
+  {
+    std::vector<double> w;
+    gas::gauss_legendre_01(f.order + 1, f.gauss_s, w);
+    const int n = f.order + 1;
+    Eigen::MatrixXd V(n, n);
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < n; ++k) V(i, k) = std::pow(f.gauss_s[static_cast<std::size_t>(i)], k);
+    const Eigen::MatrixXd inv = V.inverse();
+    for (int k = 0; k < n; ++k)
+      for (int i = 0; i < n; ++i) f.to_monomials.push_back(inv(k, i));
+  }
   bool any_anisotropic = false;
   for (std::size_t el = 0; el < K; ++el) {
     const int op = in.medium.scattering_of_element.empty() ? -1 : in.medium.scattering_of_element[el];
@@ -109,6 +189,9 @@ Fields make_fields(const GatherInput& in) {
           in.medium.kappa[n] * in.medium.blackbody_intensity[n] + (f.anisotropic[el] ? 0.0 : in.medium.sigma_s[n] * in.G[n] / (4 * kPi));
       f.sigma_t_max[el] = std::max(f.sigma_t_max[el], sigma_t);
     }
+    double lowest = f.sigma_t_max[el];
+    for (std::size_t i = 0; i < np; ++i) lowest = std::min(lowest, in.medium.kappa[el * np + i] + in.medium.sigma_s[el * np + i]);
+    f.sigma_t_constant[el] = f.sigma_t_max[el] - lowest <= 1e-12 * f.sigma_t_max[el];
     const Eigen::PartialPivLU<Eigen::MatrixXd> lu(V);
     const Eigen::MatrixXd coef = lu.solve(rhs);
     for (std::size_t k = 0; k < np; ++k)
@@ -137,7 +220,7 @@ class RayIntegrator {
 
   // Radiance arriving at x (in tracer element t) from direction d (traced along d).
   double radiance(std::size_t t, Vec3 x, Vec3 d, Counters& c) const {
-    double L = 0, T = 1;
+    double L = 0, T = 1, tail = 0;
     int mirrors = 0, zero_steps = 0;
     std::vector<double> aniso_weight;  // w_m Phi(s_m . s) for the current direction
     while (T > kMinTransmission) {
@@ -147,7 +230,7 @@ class RayIntegrator {
       ++c.segments;
       if (ex.distance > 0) {
         const double T0 = T;
-        const double part = segment(t, x, d, ex.distance, T, aniso_weight);  // updates T
+        const double part = segment(t, x, d, ex.distance, T, aniso_weight, tail);  // updates T
         L += T0 * part;
       }
       for (int k = 0; k < 3; ++k) x[static_cast<std::size_t>(k)] += ex.distance * d[static_cast<std::size_t>(k)];
@@ -167,50 +250,68 @@ class RayIntegrator {
       d = {d[0] - 2 * dn * face.inward[0], d[1] - 2 * dn * face.inward[1], d[2] - 2 * dn * face.inward[2]};
       aniso_weight.clear();
     }
+    // Stopped by the transmission cutoff: what lies beyond is taken as the last segment's S / sigma_t
+    // (the radiance of a thick medium there; exact at equilibrium).
+    if (!(T > kMinTransmission)) L += T * tail;
     return L;
   }
 
  private:
   // integral_0^l S exp(-tau) along the segment from x; T is multiplied by the segment's transmission.
-  double segment(std::size_t t, const Vec3& x, const Vec3& d, double l, double& T, std::vector<double>& aniso_weight) const {
+  // tail: S / sigma_t at the segment's end (0 where sigma_t = 0).
+  double segment(std::size_t t, const Vec3& x, const Vec3& d, double l, double& T, std::vector<double>& aniso_weight, double& tail) const {
     const auto e = static_cast<std::size_t>(m_.mesh.original[t]);
     const std::size_t np = f_.terms;
+    double c_source[220];  // N_p <= 165 (P8): kappa I_b (+ scattering) coefficients
+    const double* own = &f_.source[e * np];
+    if (f_.anisotropic[e]) {
+      anisotropic_coefficients(e, d, aniso_weight, c_source);
+      for (std::size_t k = 0; k < np; ++k) c_source[k] += own[k];
+    } else {
+      for (std::size_t k = 0; k < np; ++k) c_source[k] = own[k];
+    }
+    double mono[220];
+    auto source_at = [&](double tq) {
+      f_.monomials(e, {x[0] + tq * d[0], x[1] + tq * d[1], x[2] + tq * d[2]}, mono);
+      return dot_n(mono, c_source, np);
+    };
+    if (f_.sigma_t_constant[e]) {
+      // S(l s) = sum_k c_k s^k exactly (degree p along a line): integral = l sum_k c_k M_k(sigma_t l).
+      const int n = f_.order + 1;
+      double values[9], moments[9];
+      for (int i = 0; i < n; ++i) values[i] = source_at(l * f_.gauss_s[static_cast<std::size_t>(i)]);
+      const double beta = f_.sigma_t_max[e];
+      const double transmission = exp_moments(beta * l, n - 1, moments);
+      double integral = 0;
+      for (int k = 0; k < n; ++k) integral += dot_n(&f_.to_monomials[static_cast<std::size_t>(k * n)], values, static_cast<std::size_t>(n)) * moments[k];
+      T *= transmission;
+      tail = beta > 0 ? values[n - 1] / beta : 0.0;
+      return l * integral;
+    }
+    const double* c_beta = &f_.sigma_t[e * np];
     const int n_sub = std::max(1, static_cast<int>(std::ceil(f_.sigma_t_max[e] * l / kMaxOpticalStep)));
     const double h = l / n_sub;
-    const double* c_beta = &f_.sigma_t[e * np];
-    const double* c_source = &f_.source[e * np];
-    double c_scattered[220];  // N_p <= 165 (P8)
-    const bool aniso = f_.anisotropic[e];
-    if (aniso) anisotropic_coefficients(e, d, aniso_weight, c_scattered);
-    double mono[220];
     // Per sub-interval: beta constant (the mean of its two Gauss values), S linear through them,
     // integral_0^h S(t) exp(-beta t) dt exactly (a constant source and beta give the exact answer).
-    double integral = 0, Tsub = 1;
+    double integral = 0, Tsub = 1, k_last = 0, s_last = 0;
     for (int s = 0; s < n_sub; ++s) {
       double beta[2], src[2];
       for (int q = 0; q < 2; ++q) {
         const double tq = h * (s + 0.5 + (q == 0 ? -0.5 : 0.5) / std::sqrt(3.0));
-        f_.monomials(e, {x[0] + tq * d[0], x[1] + tq * d[1], x[2] + tq * d[2]}, mono);
+        src[q] = source_at(tq);
         beta[q] = dot_n(mono, c_beta, np);
-        src[q] = dot_n(mono, c_source, np) + (aniso ? dot_n(mono, c_scattered, np) : 0.0);
       }
       const double k = std::max(0.0, 0.5 * (beta[0] + beta[1]));
       const double s0 = 0.5 * (src[0] + src[1]);
       const double s1 = (src[1] - src[0]) * std::sqrt(3.0) / h;  // slope
-      const double kh = k * h;
-      double a0, a1;  // integral_0^h exp(-k t) dt, integral_0^h t exp(-k t) dt
-      if (kh < 1e-4) {
-        a0 = h * (1 - kh / 2 + kh * kh / 6);
-        a1 = h * h * (0.5 - kh / 3 + kh * kh / 8);
-      } else {
-        const double ekh = std::exp(-kh);
-        a0 = -std::expm1(-kh) / k;
-        a1 = (1 - ekh * (1 + kh)) / (k * k);
-      }
-      integral += Tsub * (s0 * a0 + s1 * (a1 - 0.5 * h * a0));
-      Tsub *= std::exp(-kh);
+      double M[2];  // integral_0^h t^j exp(-k t) dt = h^(j+1) M_j(k h)
+      const double transmission = exp_moments(k * h, 1, M);
+      integral += Tsub * h * (s0 * M[0] + s1 * h * (M[1] - 0.5 * M[0]));
+      Tsub *= transmission;
+      k_last = k, s_last = src[1];
     }
     T *= Tsub;
+    tail = k_last > 0 ? s_last / k_last : 0.0;
     return integral;
   }
 
@@ -252,8 +353,8 @@ struct FaceProjection {
 
 FaceProjection face_projection(const dg::ReferenceTet& ref) {
   // Collapsed Gauss-Legendre on the triangle: l1 = u, l2 = v (1 - u), weight (1 - u) w_u w_v,
-  // exact to degree 2n - 2 in (l1, l2).
-  const int n = ref.order + 2;
+  // exact to degree 2n - 2 in (l1, l2): n = p + 1 makes the face mass matrix exact.
+  const int n = ref.order + 1;
   std::vector<double> x, w;
   gas::gauss_legendre_01(n, x, w);
   FaceProjection fp;
@@ -273,9 +374,48 @@ FaceProjection face_projection(const dg::ReferenceTet& ref) {
   return fp;
 }
 
+// One receiver point's integral from nested ray sets: sample(k) adds ray (or antipodal pair) k's
+// contributions to acc; the result is norm x the mean over the samples, and the same from the first
+// half of them. Samples double from min_samples until the two differ by at most tolerance x
+// max(|value|, floor) in every component, twice in a row, or max_samples.
+struct PointIntegral {
+  std::array<double, 4> full{}, half{};
+  int samples = 0;
+  bool converged = false;
+};
+
+template <class Sample>
+PointIntegral integrate_point(Sample&& sample, int min_samples, int max_samples, double tolerance, double floor, double norm) {
+  std::array<double, 4> sum{0, 0, 0, 0}, sum_half{0, 0, 0, 0};
+  PointIntegral r;
+  int n = 0, n_half = 0, target = std::max(1, min_samples);
+  double previous = std::numeric_limits<double>::infinity();  // the last doubling's difference
+  while (true) {
+    if (n > 0) sum_half = sum, n_half = n;  // a doubling: the half is everything traced so far
+    for (; n < target; ++n) {
+      if (n_half == 0 && n > 0 && n == target / 2) sum_half = sum, n_half = n;
+      sample(static_cast<std::uint32_t>(n), sum);
+    }
+    if (n_half == 0) sum_half = sum, n_half = n;  // a single sample
+    double diff = 0;
+    for (std::size_t c = 0; c < 4; ++c) {
+      r.full[c] = norm * sum[c] / target, r.half[c] = norm * sum_half[c] / n_half;
+      diff = std::max(diff, std::abs(r.full[c] - r.half[c]));
+    }
+    r.samples = target;
+    // Two doublings in a row must agree (the second within twice the tolerance): one difference of
+    // two scrambled nets can be small by chance.
+    const double allowed = tolerance * std::max(std::abs(r.full[0]), floor);
+    r.converged = diff <= allowed && previous <= 2 * allowed;
+    previous = diff;
+    if (r.converged || target >= max_samples) return r;
+    target = std::min(2 * target, max_samples);
+  }
+}
+
 }  // namespace
 
-GatherResult final_gather(const McModel& model, const GatherInput& in, const std::vector<ProbePoint>& probes, int rays) {
+GatherResult final_gather(const McModel& model, const GatherInput& in, const std::vector<ProbePoint>& probes, const GatherControl& control) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto& disc = in.disc;
   const std::size_t nfp = in.walls.face_nodes();
@@ -291,6 +431,10 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
     const auto& face = model.faces[b];
     reflected[b] = (1 - face.absorptivity) * (1 - face.specular_share) * in.walls.diffuse_factor(b) * mean;
   }
+  // Below these the tolerance is absolute: 1 % of the largest DG q_in (walls) and G (volume).
+  double floor_wall = 0, floor_volume = 0;
+  for (const double v : in.q_in) floor_wall = std::max(floor_wall, 0.01 * std::abs(v));
+  for (const double v : in.G) floor_volume = std::max(floor_volume, 0.01 * std::abs(v));
   const RayIntegrator ray(model, in, fields, reflected);
   GatherResult out;
   out.q_in.assign(in.walls.num_faces() * nfp, 0.0);
@@ -301,23 +445,62 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   const std::size_t per_face = projection.points.size();
   std::vector<double> at_points(in.walls.num_faces() * per_face), at_points_half(at_points.size());
   const std::size_t wall_points = at_points.size(), total = wall_points + probes.size();
-  std::uint64_t segments = 0;
-  // Cosine-weighted hemisphere into the domain: q_in = (pi / N) sum I; and from the even-numbered rays.
-  const int half_rays = (rays + 1) / 2;
-  auto hemisphere = [&](std::size_t t, const Vec3& x, const Vec3& inward, Counters& c) {
-    double s = 0, s_even = 0;
-    for (int k = 0; k < rays; ++k) {
-      const auto [u, v] = lattice(k, rays);
-      const double L = ray.radiance(t, x, scatter_direction(inward, std::sqrt(u), v), c);
-      s += L;
-      if (k % 2 == 0) s_even += L;
-    }
-    return std::pair{kPi * s / rays, kPi * s_even / half_rays};
+  std::uint64_t segments = 0, rays = 0, at_max = 0;
+  // Cosine-weighted hemisphere into the domain (cos theta = sqrt(1 - u): ray 0 along the normal):
+  // q_in = pi x the mean radiance. On an edge (adjacent inward normal m = c n + a t1, a > 0) the
+  // directions with a sin(theta) cos(phi) + c cos(theta) < 0 leave through the other wall: for each
+  // u the open arc |phi| <= phi0 and the blocked rest are sampled by the same v, weighted by their
+  // shares phi0 / pi and 1 - phi0 / pi.
+  auto hemisphere = [&](std::size_t t, const Vec3& x, const Vec3& inward, const Vec3& adjacent, Counters& c) {
+    const double cn = dot(adjacent, inward);
+    Vec3 t1{adjacent[0] - cn * inward[0], adjacent[1] - cn * inward[1], adjacent[2] - cn * inward[2]};
+    const double a = std::sqrt(dot(t1, t1));
+    const bool edge = a > 1e-6;
+    if (edge)
+      for (double& v : t1) v /= a;
+    const Vec3 t2{inward[1] * t1[2] - inward[2] * t1[1], inward[2] * t1[0] - inward[0] * t1[2], inward[0] * t1[1] - inward[1] * t1[0]};
+    auto sample = [&](std::uint32_t k, std::array<double, 4>& acc) {
+      const auto [u, v] = sobol2(k);
+      if (!edge) {
+        acc[0] += ray.radiance(t, x, scatter_direction(inward, std::sqrt(1 - u), v), c);
+        return;
+      }
+      const double ct = std::sqrt(1 - u), st = std::sqrt(u);
+      const double phi0 = st > 0 ? std::acos(std::clamp(-cn * ct / (a * st), -1.0, 1.0)) : (cn >= 0 ? kPi : 0.0);
+      auto along = [&](double phi) {
+        const Vec3 d{st * std::cos(phi) * t1[0] + st * std::sin(phi) * t2[0] + ct * inward[0],
+                     st * std::cos(phi) * t1[1] + st * std::sin(phi) * t2[1] + ct * inward[1],
+                     st * std::cos(phi) * t1[2] + st * std::sin(phi) * t2[2] + ct * inward[2]};
+        return ray.radiance(t, x, d, c);
+      };
+      const double open = phi0 / kPi;
+      if (open > 0) acc[0] += open * along(phi0 * (2 * v - 1));
+      if (open < 1) acc[0] += (1 - open) * along(phi0 + (2 * kPi - 2 * phi0) * v);
+    };
+    return integrate_point(sample, control.min_rays, control.max_rays, control.tolerance, floor_wall, kPi);
   };
-#pragma omp parallel for schedule(dynamic, 4) reduction(+ : segments)
+  // The whole sphere in antipodal pairs about the point's axis (the odd moments of a uniform field
+  // vanish exactly): G = 4 pi x the mean radiance, q = -4 pi x the mean of L d (d points back along the ray).
+  auto sphere = [&](std::size_t t, const ProbePoint& pt, Counters& c) {
+    auto sample = [&](std::uint32_t k, std::array<double, 4>& acc) {
+      const auto [u, v] = sobol2(k);
+      const Vec3 d = scatter_direction(pt.axis, 1 - u, v);
+      for (const double sign : {1.0, -1.0}) {
+        const Vec3 ds{sign * d[0], sign * d[1], sign * d[2]};
+        const double L = ray.radiance(t, pt.x, ds, c);
+        acc[0] += 0.5 * L, acc[1] -= 0.5 * L * ds[0], acc[2] -= 0.5 * L * ds[1], acc[3] -= 0.5 * L * ds[2];
+      }
+    };
+    PointIntegral r = integrate_point(sample, std::max(1, control.min_rays / 2), std::max(1, control.max_rays / 2), control.tolerance,
+                                      floor_volume, 4 * kPi);
+    r.samples *= 2;
+    return r;
+  };
+#pragma omp parallel for schedule(dynamic, 4) reduction(+ : segments, rays, at_max)
   for (std::int64_t pi = 0; pi < static_cast<std::int64_t>(total); ++pi) {
     Counters c;
     const auto p = static_cast<std::size_t>(pi);
+    PointIntegral r;
     if (p < wall_points) {
       const std::size_t b = p / per_face, q = p % per_face;
       const std::size_t ef = in.walls.element_face(b), e = ef / 4;
@@ -329,39 +512,24 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
         const auto k = static_cast<std::size_t>(d);
         x[k] = (1 - l1 - l2) * v[static_cast<std::size_t>(fv[0])][k] + l1 * v[static_cast<std::size_t>(fv[1])][k] + l2 * v[static_cast<std::size_t>(fv[2])][k];
       }
-      std::tie(at_points[p], at_points_half[p]) = hemisphere(static_cast<std::size_t>(model.mesh.tracer_index[e]), x, model.faces[b].inward, c);
+      r = hemisphere(static_cast<std::size_t>(model.mesh.tracer_index[e]), x, model.faces[b].inward, Vec3{0, 0, 0}, c);
+      at_points[p] = r.full[0], at_points_half[p] = r.half[0];
     } else {
       const auto& pt = probes[p - wall_points];
       if (pt.face >= 0) {
         const auto& face = model.faces[static_cast<std::size_t>(pt.face)];
-        const auto [full, half] = hemisphere(static_cast<std::size_t>(face.element), pt.x, face.inward, c);
-        out.probe[p - wall_points] = {full, 0, 0, 0};
-        out.probe_half[p - wall_points] = {half, 0, 0, 0};
+        r = hemisphere(static_cast<std::size_t>(face.element), pt.x, face.inward, pt.adjacent_wall, c);
+        out.probe[p - wall_points] = {r.full[0], 0, 0, 0};
+        out.probe_half[p - wall_points] = {r.half[0], 0, 0, 0};
       } else {
-        const auto t = static_cast<std::size_t>(model.mesh.tracer_index[static_cast<std::size_t>(pt.element)]);
-        // Antipodal pairs of a Fibonacci lattice: the odd moments (q) of a uniform field vanish exactly.
-        std::array<double, 4> acc{0, 0, 0, 0}, acc_even{0, 0, 0, 0};
-        const int half = std::max(1, rays / 2);
-        for (int k = 0; k < half; ++k) {
-          const auto [u, v] = lattice(k, half);
-          const double mu = 1 - 2 * u, st = std::sqrt(std::max(0.0, 1 - mu * mu)), phi = 2 * kPi * v;
-          for (const double sign : {1.0, -1.0}) {
-            const Vec3 d{sign * st * std::cos(phi), sign * st * std::sin(phi), sign * mu};
-            const double L = ray.radiance(t, pt.x, d, c);
-            std::array<double, 4> add{L, -L * d[0], -L * d[1], -L * d[2]};
-            for (std::size_t r = 0; r < 4; ++r) {
-              acc[r] += add[r];
-              if (k % 2 == 0) acc_even[r] += add[r];
-            }
-          }
-        }
-        const int pairs_even = (half + 1) / 2;
-        for (std::size_t r = 0; r < 4; ++r) acc[r] *= 4 * kPi / (2 * half), acc_even[r] *= 4 * kPi / (2 * pairs_even);
-        out.probe[p - wall_points] = acc;
-        out.probe_half[p - wall_points] = acc_even;
+        r = sphere(static_cast<std::size_t>(model.mesh.tracer_index[static_cast<std::size_t>(pt.element)]), pt, c);
+        out.probe[p - wall_points] = r.full;
+        out.probe_half[p - wall_points] = r.half;
       }
     }
     segments += c.segments;
+    rays += static_cast<std::uint64_t>(r.samples);
+    at_max += r.converged ? 0 : 1;
   }
   for (std::size_t b = 0; b < in.walls.num_faces(); ++b) {
     const auto& P = projection.to_nodes[in.walls.element_face(b) % 4];
@@ -374,7 +542,8 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
     }
   }
   out.points = total;
-  out.rays = static_cast<std::uint64_t>(rays) * total;
+  out.rays = rays;
+  out.points_at_max = control.tolerance > 0 ? at_max : 0;
   out.segments = segments;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;

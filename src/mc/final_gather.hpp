@@ -11,10 +11,14 @@
 // two-point Gauss and exact attenuation. Where the ray meets a wall: I_w = (eps sigma T_w^4 +
 // irradiation) / pi + rho_d d q_in^DG (the face mean of the DG incident flux with the DG's factor d
 // for the diffuse reflection, a second-order term), and the specular part followed along the
-// mirrored ray.
-// Directions: a spherical Fibonacci lattice (volume points, antipodal pairs) or its cosine-weighted
-// hemisphere (wall points): deterministic, no noise, error falling about as 1/rays. Walls are
-// gathered at (p + 2)^2 quadrature points per face and projected (L2) onto the face nodes.
+// mirrored ray. Where sigma_t is constant in an element the segment integral is exact for the
+// element's source polynomial (moments of exp(-sigma_t l s)); elsewhere sub-intervals (sigma_t l <= 0.2).
+// Directions: the 2-D Sobol' sequence mapped to the sphere (volume points, antipodal pairs) or to
+// the cosine-weighted hemisphere (wall points): deterministic, no noise, and nested, so that doubling
+// a point's rays keeps the earlier ones. Each point starts with min_rays and doubles until its value
+// and the value from the first half of its rays differ by at most tolerance x max(|value|, floor)
+// (floor: 1 % of the largest DG value of the kind), or max_rays. Walls are gathered at (p + 1)^2
+// quadrature points per face and projected (L2) onto the face nodes.
 #include "angular/quadrature.hpp"
 #include "mc/monte_carlo.hpp"
 #include "problem/problem.hpp"
@@ -35,19 +39,28 @@ struct GatherInput {
   std::span<const double> q_in;                          // DG q_in per boundary face node (diffuse reflection)
 };
 
+// Rays per receiver point: adaptive (min_rays, doubled to max_rays until the point's estimate meets
+// tolerance), or a fixed count (min_rays = max_rays, tolerance 0).
+struct GatherControl {
+  int min_rays = 128;
+  int max_rays = 4096;
+  double tolerance = 0.005;
+};
+
 struct GatherResult {
   std::vector<double> q_in;  // per boundary face node (Walls order) [W/m^2]
   std::vector<std::array<double, 4>> probe;  // per probe point: G, qx, qy, qz (volume) or q_in, 0, 0, 0 (wall)
-  // The same from the even-numbered half of each point's rays (a lattice of half the size): the
+  // The same from the first half of each point's rays (a net of half the size): the
   // difference to the full result estimates the gather's own quadrature error (that of the half
   // set, so an overestimate for a lattice whose error falls as 1/rays).
   std::vector<double> q_in_half;
   std::vector<std::array<double, 4>> probe_half;
   std::uint64_t points = 0, rays = 0, segments = 0;  // receiver points: face quadrature points + probe points
+  std::uint64_t points_at_max = 0;  // points that reached max_rays before meeting the tolerance
   double seconds = 0;
 };
 
-// model: the tracer (build_model) of the same mesh and walls; rays per receiver point.
-GatherResult final_gather(const McModel& model, const GatherInput& in, const std::vector<ProbePoint>& probes, int rays);
+// model: the tracer (build_model) of the same mesh and walls.
+GatherResult final_gather(const McModel& model, const GatherInput& in, const std::vector<ProbePoint>& probes, const GatherControl& control);
 
 }  // namespace dgrte::mc

@@ -168,6 +168,15 @@ struct ProbePoint {
   Vec3 x{};
   int element = -1;  // containing mesh element (volume points)
   long face = -1;    // boundary face (wall points)
+  // Final gather of a volume point: the sphere is sampled in antipodal pairs about this axis, a
+  // wall's normal for a point on a wall (the radiance jumps across the wall's plane: there the
+  // jump falls on the boundary of each half, not inside it).
+  Vec3 axis{0, 0, 1};
+  // Final gather of a wall point on an edge: the inward normal of the other wall through the point
+  // (zero: none). Directions into that wall leave the medium at once; the hemisphere is sampled in
+  // its open and blocked parts separately, so that the radiance's jump at their border is on the
+  // border of each part's samples.
+  Vec3 adjacent_wall{0, 0, 0};
 };
 struct ProbeEstimate {
   ScalarEstimate G, qx, qy, qz, divq, q_in, q_net;

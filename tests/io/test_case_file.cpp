@@ -232,6 +232,39 @@ TEST(CaseFile, GasKeysWithoutAModelAreAnError) {
   EXPECT_NE(msg.find("model:"), std::string::npos) << msg;
 }
 
+// output.final_gather: on/off, the adaptive keys, or a fixed count that excludes them.
+TEST(CaseFile, FinalGatherKeys) {
+  const std::string base = "mesh: {file: cube.msh}\nangular: {quadrature: sn, order: 4}\n"
+                           "media: {\"*\": {kappa: \"1\", Ib: \"1\"}}\nboundaries: {\"*\": {type: black}}\n";
+  const auto adaptive = parse_case(base + "output: {final_gather: {tolerance: 0.01, min_rays: 64, max_rays: 512}}\n", "g.yaml").output;
+  EXPECT_TRUE(adaptive.final_gather);
+  EXPECT_EQ(adaptive.final_gather_min_rays, 64);
+  EXPECT_EQ(adaptive.final_gather_max_rays, 512);
+  EXPECT_DOUBLE_EQ(adaptive.final_gather_tolerance, 0.01);
+  const auto fixed = parse_case(base + "output: {final_gather: {rays: 300}}\n", "g.yaml").output;
+  EXPECT_EQ(fixed.final_gather_min_rays, 300);
+  EXPECT_EQ(fixed.final_gather_max_rays, 300);
+  EXPECT_EQ(fixed.final_gather_tolerance, 0.0);
+  EXPECT_FALSE(parse_case(base + "output: {final_gather: false}\n", "g.yaml").output.final_gather);
+  EXPECT_TRUE(parse_case(base + "output: {final_gather: true}\n", "g.yaml").output.final_gather);
+  const std::vector<std::pair<std::string, std::string>> wrong = {
+      {"output.final_gather.tolerance", "output: {final_gather: {tolerance: 1.5}}\n"},
+      {"output.final_gather.tolerance", "output: {final_gather: {rays: 64, tolerance: 0.01}}\n"},
+      {"output.final_gather.max_rays", "output: {final_gather: {min_rays: 256, max_rays: 128}}\n"},
+      {"output.final_gather.rays", "output: {final_gather: {rays: 0.5}}\n"},
+      {"output.final_gather", "output: {final_gather: maybe}\n"}};
+  for (const auto& [key, text] : wrong) {
+    std::string msg;
+    try {
+      parse_case(base + text, "g.yaml");
+    } catch (const InputError& e) {
+      msg = e.what();
+    }
+    EXPECT_NE(msg.find("g.yaml"), std::string::npos) << key << ": " << msg;
+    EXPECT_NE(msg.find(key), std::string::npos) << key << ": " << msg;
+  }
+}
+
 // solver.method: montecarlo reads none of the discrete-ordinates keys: each is an error naming the key
 // and the method, as an unknown key would be; `angular:` stays (one file switches between methods).
 TEST(CaseFile, MonteCarloRejectsTheKeysItWouldIgnore) {

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The final gather (`output: {final_gather: {rays: N}}`) where its source is not the input: scattering
+"""The final gather (`output: {final_gather: {}}`, its default tolerance) where its source is not the input: scattering
 (isotropic and Henyey-Greenstein g = 0.8), gray walls, specular and half-specular walls — against
 references that owe nothing to the DG solver:
   - gray slab (tau_L = 1, gray walls eps 0.5, mirror sides of type specular): exact E_n solution
@@ -32,7 +32,6 @@ import dgrte_io as dio  # noqa: E402
 import gray_slab  # noqa: E402
 import montecarlo as mcv  # noqa: E402
 
-RAYS = 256
 T_HOT = 1000.0
 AXIS = {"name": "axis", "from": [0.05, 0.1, 0.1], "to": [0.95, 0.1, 0.1], "points": 7}
 SLAB_WALL = {"name": "xmin", "from": [0, 0.03, 0.1], "to": [0, 0.17, 0.1], "points": 5, "wall": "xmin"}
@@ -129,9 +128,11 @@ def check_case(name, dgrte, out, record):
     case, reference = build()
     runs = {}
     for label, gather in (("DG", False), ("gathered", True)):
-        c = dict(case, output=dict(case["output"], **({"final_gather": {"rays": RAYS}} if gather else {})))
+        c = dict(case, output=dict(case["output"], final_gather=gather))
         t0 = time.time()
-        runs[label] = (probes_of(dio.run_case(dgrte, c, out / name / label, timeout=600), case), time.time() - t0)
+        run = dio.run_case(dgrte, c, out / name / label, timeout=600)
+        runs[label] = (probes_of(run, case), time.time() - t0, run.summary)
+    rays = runs["gathered"][2]["final_gather"]["rays_per_point"]["mean"]
     ref = reference(runs["DG"][0]) if kind != "Monte Carlo" else reference(runs["DG"][0], dgrte, out / name)
     failures, dg_fails = [], 0
     for q, (r, sigma) in ref.items():
@@ -142,7 +143,7 @@ def check_case(name, dgrte, out, record):
         sig = f", sigma_MC {100 * np.max(sigma) / np.max(np.abs(r)):.3f} %" if np.any(sigma > 0) else ""
         print(f"{name:32s} {q:10s} vs {kind}: DG {100 * over['DG'][1]:.3f} %, gathered {100 * over['gathered'][1]:.3f} % "
               f"(bound {100 * tol:.2f} % + 3 sigma{sig})", flush=True)
-        record.setdefault(name, {"reference": kind, "bound_fraction": tol, "rays": RAYS, "quantities": {}})["quantities"][q] = {
+        record.setdefault(name, {"reference": kind, "bound_fraction": tol, "rays_per_point": rays, "quantities": {}})["quantities"][q] = {
             "dg_error": over["DG"][1], "gathered_error": over["gathered"][1],
             "sigma_mc": float(np.max(sigma) / np.max(np.abs(r))), "dg_fails_bound": bool(over["DG"][0] > 0)}
         if over["gathered"][0] > 0:
@@ -151,7 +152,7 @@ def check_case(name, dgrte, out, record):
     if dg_fails == 0:
         failures.append(f"{name}: the DG values pass the bounds too, so this case cannot tell a working gather from none")
     record[name]["seconds"] = {"dg": runs["DG"][1], "gathered": runs["gathered"][1]}
-    print(f"{name}: DG {runs['DG'][1]:.1f} s, gathered {runs['gathered'][1]:.1f} s ({RAYS} rays)")
+    print(f"{name}: DG {runs['DG'][1]:.1f} s, gathered {runs['gathered'][1]:.1f} s ({rays:.0f} rays per point)")
     return failures
 
 
