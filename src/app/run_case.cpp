@@ -730,11 +730,10 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   gas::LoadedModel model = medium.has_gas_model() ? load_gas_model(s, medium.gas) : gas::LoadedModel{};
   const bool gather_on = cs.output.final_gather;
   if (gather_on) {
-    const char* why = model.spectral ? "a nongray model (model:)" : !cs.collimated.empty() ? "collimated beams" : medium.has_source() ? "user source terms (media.*.source)" : nullptr;
-    if (why)
-      throw InputError(fmt::format("{}: the final gather integrates the gray DG source along rays; it does not take {} in this version "
-                                   "(remove output.final_gather, or compare with solver.method: montecarlo)",
-                                   cs.output.final_gather_where, why));
+    if (model.spectral)
+      throw InputError(fmt::format("{}: the final gather integrates the gray DG source along rays; it does not take a nongray model "
+                                   "(model:) in this version (remove output.final_gather, or compare with solver.method: montecarlo)",
+                                   cs.output.final_gather_where));
     for (const auto& p : medium.phase)
       if (!p.is_isotropic()) go.keep_intensities = true;  // the anisotropic scattering source needs every ordinate
   }
@@ -771,12 +770,24 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     const auto gather_start = Clock::now();
     gather_json["dg_walls"] = output::wall_summary(disc, walls, fields);
     gather_json["dg_energy_balance"] = output::energy_balance(disc, walls, fields, result);
-    const auto tracer = mc::build_model(cs, disc, medium, walls);
+    const auto tracer = mc::build_model(cs, disc, medium, walls, mc::Tracing::final_gather);
     std::vector<mc::ProbePoint> points;
     std::vector<std::vector<long>> index;
     const transport::PointLocator locator(disc);
     std::vector<std::size_t> all_faces(walls.num_faces());
     std::iota(all_faces.begin(), all_faces.end(), std::size_t{0});
+    // The collimated beams at each point, added to the gathered diffuse radiation (the DG's beam
+    // fluxes: the beam's own attenuation has no ray effect).
+    std::vector<std::array<double, 4>> collimated;
+    auto beam_wall_flux = [&](const output::WallPoint& at) {
+      if (beams.empty()) return 0.0;
+      const std::size_t nfp = walls.face_nodes();
+      const auto f = static_cast<int>(walls.element_face(at.face) % 4);
+      const Eigen::MatrixXd row = disc.ref.face_interpolation_matrix(f, {{at.l1, at.l2}});
+      double v = 0;
+      for (std::size_t j = 0; j < nfp; ++j) v += row(0, static_cast<Eigen::Index>(j)) * beams.q_in[at.face * nfp + j];
+      return v;
+    };
     for (const auto& probe : cs.output.probes) {
       index.emplace_back();
       if (!probe.wall.empty()) {  // point values on the wall (a point on an edge: its first face)
@@ -785,6 +796,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
         for (std::size_t i = 0; i < hits.size(); ++i) {
           index.back().push_back(static_cast<long>(points.size()));
           points.push_back({line[i].first, -1, static_cast<long>(hits[i].front().face)});
+          collimated.push_back({beam_wall_flux(hits[i].front()), 0, 0, 0});
           const auto& own = tracer.faces[hits[i].front().face].inward;
           for (const auto& other : output::wall_faces_at(line[i].first, disc, walls, all_faces))  // an edge: another wall's plane
             if (const auto& n = tracer.faces[other.face].inward; std::abs(n[0] * own[0] + n[1] * own[1] + n[2] * own[2]) < 1 - 1e-6) {
@@ -799,10 +811,18 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
         index.back().push_back(loc ? static_cast<long>(points.size()) : -1);
         if (!loc) continue;
         points.push_back({x, static_cast<int>(loc->element), -1});
+        collimated.push_back(beams.empty() ? std::array<double, 4>{0, 0, 0, 0}
+                                           : std::array<double, 4>{locator.evaluate(*loc, beams.G), locator.evaluate(*loc, beams.qx),
+                                                                   locator.evaluate(*loc, beams.qy), locator.evaluate(*loc, beams.qz)});
         if (const auto hits = output::wall_faces_at(x, disc, walls, all_faces); !hits.empty()) points.back().axis = tracer.faces[hits.front().face].inward;
       }
     }
-    const mc::GatherInput in{disc, medium, walls, quad, result.G, result.intensities.empty() ? nullptr : &result.intensities, result.q_in};
+    // The gathered radiance is the diffuse part (the DG G without the collimated beams, whose
+    // scattering is a source of it); q_in, for the walls' diffuse reflection, with them.
+    std::vector<double> diffuse_G = result.G;
+    for (std::size_t k = 0; k < beams.G.size(); ++k) diffuse_G[k] -= beams.G[k];
+    mc::GatherInput in{disc, medium, walls, quad, diffuse_G, result.intensities.empty() ? nullptr : &result.intensities, result.q_in};
+    for (const auto& beam : beams.beams) in.beams.push_back({beam.direction, beam.F});
     const mc::GatherControl control{cs.output.final_gather_min_rays, cs.output.final_gather_max_rays, cs.output.final_gather_tolerance};
     const auto g = mc::final_gather(tracer, in, points, control);
     const std::size_t nfp = walls.face_nodes();
@@ -811,16 +831,24 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
         const std::size_t k = b * nfp + j;
         const auto& face = tracer.faces[b];
         const double emitted = walls.emissive_power(b, j);
-        result.q_in[k] = g.q_in[k];
-        fields.q_net[k] = face.absorptivity * g.q_in[k] - emitted - face.irradiation;  // absorbed - emitted
-        result.q_out[k] = g.q_in[k] - fields.q_net[k];
+        result.q_in[k] = g.q_in[k] + (beams.empty() ? 0.0 : beams.q_in[k]);
+        fields.q_net[k] = face.absorptivity * result.q_in[k] - emitted - face.irradiation;  // absorbed - emitted
+        result.q_out[k] = result.q_in[k] - fields.q_net[k];
         fields.q_emitted[k] = emitted;
         // the wall totals and energy_balance: the gathered walls (against the DG volume)
         fields.balance_q_in[k] = result.q_in[k], fields.balance_q_out[k] = result.q_out[k], fields.balance_q_net[k] = fields.q_net[k];
       }
     for (const auto& idx : index) {
       gathered.values.emplace_back();
-      for (long i : idx) gathered.values.back().push_back(i >= 0 ? g.probe[static_cast<std::size_t>(i)] : std::array<double, 4>{NAN, NAN, NAN, NAN});
+      for (long i : idx) {
+        if (i < 0) {
+          gathered.values.back().push_back({NAN, NAN, NAN, NAN});
+          continue;
+        }
+        auto v = g.probe[static_cast<std::size_t>(i)];
+        for (std::size_t c = 0; c < 4; ++c) v[c] += collimated[static_cast<std::size_t>(i)][c];
+        gathered.values.back().push_back(v);
+      }
     }
     gathered.kappa = medium.kappa;
     gather_json["error_estimate"] = gather_error_estimate(disc, walls, cs, g, index);

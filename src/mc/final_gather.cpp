@@ -103,6 +103,7 @@ struct Fields {
   std::vector<double> sigma_t;      // kappa + sigma_s (attenuation), terms per element
   std::vector<double> source;       // kappa I_b (+ sigma_s G / 4 pi where the phase function is isotropic)
   std::vector<std::vector<double>> scattered;  // per ordinate m: sigma_s I_m (anisotropic elements only)
+  std::vector<std::vector<double>> beam_scattered;  // per beam: sigma_s F_c (anisotropic elements only)
   std::vector<double> sigma_t_max;  // per element: max nodal sigma_t (sub-interval count)
   std::vector<char> sigma_t_constant;  // per element: sigma_t the same at every node (exact segment integral)
   std::vector<char> anisotropic;    // per element: scattering source from the intensities
@@ -163,6 +164,7 @@ Fields make_fields(const GatherInput& in) {
     any_anisotropic = any_anisotropic || f.anisotropic[el];
   }
   if (any_anisotropic) f.scattered.assign(in.quad.size(), std::vector<double>(K * np, 0.0));
+  if (any_anisotropic) f.beam_scattered.assign(in.beams.size(), std::vector<double>(K * np, 0.0));
   const auto P = static_cast<Eigen::Index>(np);
   Eigen::MatrixXd V(P, P), rhs(P, 2);
   std::vector<double> mono(np);
@@ -185,8 +187,11 @@ Fields make_fields(const GatherInput& in) {
       const std::size_t n = el * np + i;
       const double sigma_t = in.medium.kappa[n] + in.medium.sigma_s[n];
       rhs(static_cast<Eigen::Index>(i), 0) = sigma_t;
+      double beams = 0;  // sum of F_c: scattered isotropically (anisotropic elements: per segment)
+      for (const auto& beam : in.beams) beams += beam.F[n];
       rhs(static_cast<Eigen::Index>(i), 1) =
-          in.medium.kappa[n] * in.medium.blackbody_intensity[n] + (f.anisotropic[el] ? 0.0 : in.medium.sigma_s[n] * in.G[n] / (4 * kPi));
+          in.medium.kappa[n] * in.medium.blackbody_intensity[n] +
+          (f.anisotropic[el] ? 0.0 : in.medium.sigma_s[n] * (in.G[n] + beams) / (4 * kPi));
       f.sigma_t_max[el] = std::max(f.sigma_t_max[el], sigma_t);
     }
     double lowest = f.sigma_t_max[el];
@@ -204,13 +209,24 @@ Fields make_fields(const GatherInput& in) {
       const Eigen::MatrixXd c_sI = lu.solve(sI);
       for (std::size_t m = 0; m < in.quad.size(); ++m)
         for (std::size_t k = 0; k < np; ++k) f.scattered[m][el * np + k] = c_sI(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(m));
+      if (!in.beams.empty()) {
+        Eigen::MatrixXd sF(P, static_cast<Eigen::Index>(in.beams.size()));
+        for (std::size_t b = 0; b < in.beams.size(); ++b)
+          for (std::size_t i = 0; i < np; ++i) sF(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(b)) = in.medium.sigma_s[el * np + i] * in.beams[b].F[el * np + i];
+        const Eigen::MatrixXd c_sF = lu.solve(sF);
+        for (std::size_t b = 0; b < in.beams.size(); ++b)
+          for (std::size_t k = 0; k < np; ++k) f.beam_scattered[b][el * np + k] = c_sF(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(b));
+      }
     }
   }
   return f;
 }
 
+// Per thread: the segment count, and copies of the user source expressions (muparser binds its
+// variables per object, so one object must not be evaluated by two threads at once).
 struct Counters {
   std::uint64_t segments = 0;
+  std::vector<io::Expression> sources;
 };
 
 class RayIntegrator {
@@ -230,7 +246,7 @@ class RayIntegrator {
       ++c.segments;
       if (ex.distance > 0) {
         const double T0 = T;
-        const double part = segment(t, x, d, ex.distance, T, aniso_weight, tail);  // updates T
+        const double part = segment(t, x, d, ex.distance, T, aniso_weight, tail, c);  // updates T
         L += T0 * part;
       }
       for (int k = 0; k < 3; ++k) x[static_cast<std::size_t>(k)] += ex.distance * d[static_cast<std::size_t>(k)];
@@ -259,7 +275,8 @@ class RayIntegrator {
  private:
   // integral_0^l S exp(-tau) along the segment from x; T is multiplied by the segment's transmission.
   // tail: S / sigma_t at the segment's end (0 where sigma_t = 0).
-  double segment(std::size_t t, const Vec3& x, const Vec3& d, double l, double& T, std::vector<double>& aniso_weight, double& tail) const {
+  double segment(std::size_t t, const Vec3& x, const Vec3& d, double l, double& T, std::vector<double>& aniso_weight, double& tail,
+                 Counters& c) const {
     const auto e = static_cast<std::size_t>(m_.mesh.original[t]);
     const std::size_t np = f_.terms;
     double c_source[220];  // N_p <= 165 (P8): kappa I_b (+ scattering) coefficients
@@ -267,13 +284,23 @@ class RayIntegrator {
     if (f_.anisotropic[e]) {
       anisotropic_coefficients(e, d, aniso_weight, c_source);
       for (std::size_t k = 0; k < np; ++k) c_source[k] += own[k];
+      const auto& phase = in_.medium.phase[static_cast<std::size_t>(in_.medium.scattering_of_element[e])];
+      for (std::size_t b = 0; b < in_.beams.size(); ++b) {  // sigma_s F_c Phi(s_c . s) / 4 pi, s = -d
+        const double w = phase(-dot(in_.beams[b].direction, d)) / (4 * kPi);
+        const double* cb = &f_.beam_scattered[b][e * np];
+        for (std::size_t k = 0; k < np; ++k) c_source[k] += w * cb[k];
+      }
     } else {
       for (std::size_t k = 0; k < np; ++k) c_source[k] = own[k];
     }
     double mono[220];
+    const int user = in_.medium.source_of_element.empty() ? -1 : in_.medium.source_of_element[e];
+    const Vec3 s_rad{-d[0], -d[1], -d[2]};  // the radiation's direction
     auto source_at = [&](double tq) {
-      f_.monomials(e, {x[0] + tq * d[0], x[1] + tq * d[1], x[2] + tq * d[2]}, mono);
-      return dot_n(mono, c_source, np);
+      const Vec3 y{x[0] + tq * d[0], x[1] + tq * d[1], x[2] + tq * d[2]};
+      f_.monomials(e, y, mono);
+      const double S = dot_n(mono, c_source, np);
+      return user < 0 ? S : S + c.sources[static_cast<std::size_t>(user)](y, s_rad);
     };
     if (f_.sigma_t_constant[e]) {
       // S(l s) = sum_k c_k s^k exactly (degree p along a line): integral = l sum_k c_k M_k(sigma_t l).
@@ -403,14 +430,33 @@ PointIntegral integrate_point(Sample&& sample, int min_samples, int max_samples,
       diff = std::max(diff, std::abs(r.full[c] - r.half[c]));
     }
     r.samples = target;
-    // Two doublings in a row must agree (the second within twice the tolerance): one difference of
-    // two scrambled nets can be small by chance.
+    // Two doublings in a row must meet the tolerance: one difference of two nested nets can be small
+    // by chance where the radiance jumps (the edges of a hot wall seen through the medium).
     const double allowed = tolerance * std::max(std::abs(r.full[0]), floor);
-    r.converged = diff <= allowed && previous <= 2 * allowed;
+    r.converged = diff <= allowed && previous <= allowed;
     previous = diff;
     if (r.converged || target >= max_samples) return r;
     target = std::min(2 * target, max_samples);
   }
+}
+
+// The whole sphere in antipodal pairs about the point's axis (the odd moments of a uniform field
+// vanish exactly): G = 4 pi x the mean radiance, q = -4 pi x the mean of L d (d points back along the ray).
+PointIntegral gather_sphere(const RayIntegrator& ray, std::size_t t, const ProbePoint& pt, const GatherControl& control, double floor,
+                            Counters& c) {
+  auto sample = [&](std::uint32_t k, std::array<double, 4>& acc) {
+    const auto [u, v] = sobol2(k);
+    const Vec3 d = scatter_direction(pt.axis, 1 - u, v);
+    for (const double sign : {1.0, -1.0}) {
+      const Vec3 ds{sign * d[0], sign * d[1], sign * d[2]};
+      const double L = ray.radiance(t, pt.x, ds, c);
+      acc[0] += 0.5 * L, acc[1] -= 0.5 * L * ds[0], acc[2] -= 0.5 * L * ds[1], acc[3] -= 0.5 * L * ds[2];
+    }
+  };
+  PointIntegral r = integrate_point(sample, std::max(1, control.min_rays / 2), std::max(1, control.max_rays / 2), control.tolerance, floor,
+                                    4 * kPi);
+  r.samples *= 2;
+  return r;
 }
 
 }  // namespace
@@ -435,8 +481,9 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   double floor_wall = 0, floor_volume = 0;
   for (const double v : in.q_in) floor_wall = std::max(floor_wall, 0.01 * std::abs(v));
   for (const double v : in.G) floor_volume = std::max(floor_volume, 0.01 * std::abs(v));
-  const RayIntegrator ray(model, in, fields, reflected);
+  std::uint64_t segments = 0, rays = 0, at_max = 0;
   GatherResult out;
+  const RayIntegrator ray(model, in, fields, reflected);
   out.q_in.assign(in.walls.num_faces() * nfp, 0.0);
   out.probe.assign(probes.size(), {0, 0, 0, 0});
   out.probe_half.assign(probes.size(), {0, 0, 0, 0});
@@ -445,7 +492,9 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   const std::size_t per_face = projection.points.size();
   std::vector<double> at_points(in.walls.num_faces() * per_face), at_points_half(at_points.size());
   const std::size_t wall_points = at_points.size(), total = wall_points + probes.size();
-  std::uint64_t segments = 0, rays = 0, at_max = 0;
+  // A perfect mirror (a symmetry plane) absorbs nothing: its q_in has no use, and gathering it
+  // would cost most of the rays of a 2-D case modelled as a slice between mirrors (DG value kept).
+  auto mirror = [&](std::size_t b) { return model.faces[b].absorptivity == 0 && model.faces[b].specular_share == 1; };
   // Cosine-weighted hemisphere into the domain (cos theta = sqrt(1 - u): ray 0 along the normal):
   // q_in = pi x the mean radiance. On an edge (adjacent inward normal m = c n + a t1, a > 0) the
   // directions with a sin(theta) cos(phi) + c cos(theta) < 0 leave through the other wall: for each
@@ -479,30 +528,17 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
     };
     return integrate_point(sample, control.min_rays, control.max_rays, control.tolerance, floor_wall, kPi);
   };
-  // The whole sphere in antipodal pairs about the point's axis (the odd moments of a uniform field
-  // vanish exactly): G = 4 pi x the mean radiance, q = -4 pi x the mean of L d (d points back along the ray).
-  auto sphere = [&](std::size_t t, const ProbePoint& pt, Counters& c) {
-    auto sample = [&](std::uint32_t k, std::array<double, 4>& acc) {
-      const auto [u, v] = sobol2(k);
-      const Vec3 d = scatter_direction(pt.axis, 1 - u, v);
-      for (const double sign : {1.0, -1.0}) {
-        const Vec3 ds{sign * d[0], sign * d[1], sign * d[2]};
-        const double L = ray.radiance(t, pt.x, ds, c);
-        acc[0] += 0.5 * L, acc[1] -= 0.5 * L * ds[0], acc[2] -= 0.5 * L * ds[1], acc[3] -= 0.5 * L * ds[2];
-      }
-    };
-    PointIntegral r = integrate_point(sample, std::max(1, control.min_rays / 2), std::max(1, control.max_rays / 2), control.tolerance,
-                                      floor_volume, 4 * kPi);
-    r.samples *= 2;
-    return r;
-  };
-#pragma omp parallel for schedule(dynamic, 4) reduction(+ : segments, rays, at_max)
+#pragma omp parallel reduction(+ : segments, rays, at_max)
+  {
+  Counters c;
+  c.sources = in.medium.source;  // this thread's copies
+#pragma omp for schedule(dynamic, 4)
   for (std::int64_t pi = 0; pi < static_cast<std::int64_t>(total); ++pi) {
-    Counters c;
     const auto p = static_cast<std::size_t>(pi);
     PointIntegral r;
     if (p < wall_points) {
       const std::size_t b = p / per_face, q = p % per_face;
+      if (mirror(b)) continue;
       const std::size_t ef = in.walls.element_face(b), e = ef / 4;
       const auto v = disc.element_vertices(e);
       const auto& fv = mesh::kFaceVertices[ef % 4];
@@ -522,16 +558,22 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
         out.probe[p - wall_points] = {r.full[0], 0, 0, 0};
         out.probe_half[p - wall_points] = {r.half[0], 0, 0, 0};
       } else {
-        r = sphere(static_cast<std::size_t>(model.mesh.tracer_index[static_cast<std::size_t>(pt.element)]), pt, c);
+        r = gather_sphere(ray, static_cast<std::size_t>(model.mesh.tracer_index[static_cast<std::size_t>(pt.element)]), pt, control,
+                          floor_volume, c);
         out.probe[p - wall_points] = r.full;
         out.probe_half[p - wall_points] = r.half;
       }
     }
-    segments += c.segments;
     rays += static_cast<std::uint64_t>(r.samples);
     at_max += r.converged ? 0 : 1;
   }
+  segments += c.segments;
+  }
   for (std::size_t b = 0; b < in.walls.num_faces(); ++b) {
+    if (mirror(b)) {
+      for (std::size_t j = 0; j < nfp; ++j) out.q_in[b * nfp + j] = out.q_in_half[b * nfp + j] = in.q_in[b * nfp + j];
+      continue;
+    }
     const auto& P = projection.to_nodes[in.walls.element_face(b) % 4];
     const Eigen::Map<const Eigen::VectorXd> g(&at_points[b * per_face], static_cast<Eigen::Index>(per_face));
     const Eigen::Map<const Eigen::VectorXd> g_half(&at_points_half[b * per_face], static_cast<Eigen::Index>(per_face));
@@ -541,7 +583,9 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
       out.q_in_half[b * nfp + j] = nodal_half[static_cast<Eigen::Index>(j)];
     }
   }
-  out.points = total;
+  std::size_t mirror_points = 0;
+  for (std::size_t b = 0; b < in.walls.num_faces(); ++b) mirror_points += mirror(b) ? per_face : 0;
+  out.points = total - mirror_points;
   out.rays = rays;
   out.points_at_max = control.tolerance > 0 ? at_max : 0;
   out.segments = segments;

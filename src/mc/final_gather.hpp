@@ -6,6 +6,7 @@
 // Along a ray from receiver x in direction d (radiation travelling along s = -d towards x):
 //   I(x, s) = integral_0^L S(y, s) exp(-tau(x, y)) dl + exp(-tau(x, y_w)) I_w,  tau with kappa + sigma_s,
 //   S(y, s) = kappa I_b + sigma_s / (4 pi) sum_m w_m Phi(s_m . s) I_m(y)       (the DG source)
+//             + S_user(y, s) + sigma_s sum_beams F_c(y) Phi(s_c . s) / 4 pi  (user sources, collimated beams)
 // with sigma_t, kappa I_b and the DG intensities evaluated by the element polynomials (exact DG
 // fields, not element means), integrated per element on sub-intervals (sigma_t l <= 0.2) with
 // two-point Gauss and exact attenuation. Where the ray meets a wall: I_w = (eps sigma T_w^4 +
@@ -17,8 +18,10 @@
 // the cosine-weighted hemisphere (wall points): deterministic, no noise, and nested, so that doubling
 // a point's rays keeps the earlier ones. Each point starts with min_rays and doubles until its value
 // and the value from the first half of its rays differ by at most tolerance x max(|value|, floor)
+// at two doublings in a row
 // (floor: 1 % of the largest DG value of the kind), or max_rays. Walls are gathered at (p + 1)^2
-// quadrature points per face and projected (L2) onto the face nodes.
+// quadrature points per face and projected (L2) onto the face nodes; perfect mirrors (symmetry
+// planes) keep the DG q_in.
 #include "angular/quadrature.hpp"
 #include "mc/monte_carlo.hpp"
 #include "problem/problem.hpp"
@@ -37,6 +40,13 @@ struct GatherInput {
   std::span<const double> G;                             // DG G at the nodes (isotropic scattering source)
   const std::vector<std::vector<double>>* intensities;   // DG I_m at the nodes: needed for anisotropic scattering
   std::span<const double> q_in;                          // DG q_in per boundary face node (diffuse reflection)
+  // Collimated beams (solver::Collimated): their scattering sigma_s F_c Phi(s . s_c) / 4 pi is a
+  // source of the diffuse radiance (the continuous phase function; F_c the DG's nodal flux density).
+  struct Beam {
+    Vec3 direction{};
+    std::span<const double> F;
+  };
+  std::vector<Beam> beams = {};
 };
 
 // Rays per receiver point: adaptive (min_rays, doubled to max_rays until the point's estimate meets

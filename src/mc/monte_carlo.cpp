@@ -252,18 +252,21 @@ void trace_forward_path(const McModel& m, std::uint64_t seed, std::uint64_t id, 
 }  // namespace
 
 McModel build_model(const io::CaseSpec& cs, const transport::Discretization& disc, const problem::Medium& medium,
-                    const problem::Walls& walls) {
+                    const problem::Walls& walls, Tracing use) {
   const std::string file = cs.file.string();
-  for (const auto& m : cs.media)
-    if (m.source.text() != "0")
-      throw InputError(fmt::format("{}: media.{} (line {}): solver.method montecarlo traces emission by the medium and the walls and "
-                                   "collimated beams; a user source term (media.*.source) needs the DG solver (solver.method: dg)",
-                                   file, m.group, m.line));
+  const bool gather = use == Tracing::final_gather;
+  if (!gather)
+    for (const auto& m : cs.media)
+      if (m.source.text() != "0")
+        throw InputError(fmt::format("{}: media.{} (line {}): solver.method montecarlo traces emission by the medium and the walls and "
+                                     "collimated beams; a user source term (media.*.source) needs the DG solver (solver.method: dg)",
+                                     file, m.group, m.line));
   for (const auto& b : cs.boundaries)
     if (b.type == io::BoundaryType::inflow)
-      throw InputError(fmt::format("{}: boundaries.{} (line {}): solver.method montecarlo does not trace prescribed inflow intensities; "
-                                   "use type irradiation (a diffuse incoming flux) or the DG solver",
-                                   file, b.group, b.line));
+      throw InputError(fmt::format("{}: boundaries.{} (line {}): {} does not trace prescribed inflow intensities; use type irradiation "
+                                   "(a diffuse incoming flux){}",
+                                   file, b.group, b.line, gather ? cs.output.final_gather_where + ": the final gather" : "solver.method montecarlo",
+                                   gather ? ", or switch the gather off (output.final_gather: false)" : " or the DG solver"));
   const auto& mesh = *disc.mesh;
   const std::size_t K = disc.num_elements();
   std::vector<long> boundary_face_of(4 * K, -1);

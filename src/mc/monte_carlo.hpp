@@ -128,8 +128,11 @@ struct McModel {
 };
 
 // InputError for what the tracer does not model (inflow walls, user sources), naming the entry.
+// What the tracer is for: Monte Carlo (user sources refused: it traces emission only) or the DG's
+// final gather (which integrates user sources itself).
+enum class Tracing { montecarlo, final_gather };
 McModel build_model(const io::CaseSpec& cs, const transport::Discretization& disc, const problem::Medium& medium,
-                    const problem::Walls& walls);
+                    const problem::Walls& walls, Tracing use = Tracing::montecarlo);
 // The properties and sources from a (new) medium and walls on the same mesh: element means of
 // kappa, sigma_s, kappa I_b; wall emission; the source distribution. For each spectral point of a
 // nongray run.

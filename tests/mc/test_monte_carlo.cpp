@@ -322,6 +322,24 @@ TEST(FinalGather, EdgePointsSampleTheDirectionsIntoTheOtherWallApart) {
   EXPECT_LT(worst, 0.004);
 }
 
+// A direction-dependent user source S = 1 + s_x in a cold absorbing cube (kappa 1, black walls):
+// I(s) = (1 + s_x)(1 - exp(-L(s))). At the centre, by the cube's symmetry, G is that of the isothermal
+// cube (the s_x part cancels), q_x = G / 3 (the mean of s_x^2 is 1/3 of the mean of 1) and q_y = q_z = 0.
+TEST(FinalGather, IntegratesDirectionDependentUserSources) {
+  const auto r = run("gather_user_source", "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/isothermal_cube/cube.geo, size: 0.25}\n"
+                                           "order: 2\nangular: {quadrature: tn, order: 2}\n"
+                                           "media: {\"*\": {kappa: \"1\", Ib: \"0\", source: \"1 + sx\"}}\n"
+                                           "boundaries: {\"*\": {type: black, temperature: 0}}\n"
+                                           "output:\n  vtk: false\n  final_gather: {tolerance: 0.002}\n"
+                                           "  probes: [{name: centre, from: [0.5, 0.5, 0.5], to: [0.5, 0.5, 0.5], points: 1}]\n");
+  auto c = read_csv(r.out / "probes" / "centre.csv");
+  const double G = kExact[1].G[2];
+  EXPECT_NEAR(c["G"][0] / G, 1.0, 0.003);
+  EXPECT_NEAR(c["qx"][0] / G, 1.0 / 3.0, 0.003);
+  EXPECT_NEAR(c["qy"][0] / G, 0.0, 0.003);
+  EXPECT_NEAR(c["qz"][0] / G, 0.0, 0.003);
+}
+
 // At radiative equilibrium the DG source is I_b everywhere and the walls leave I_b: the gather
 // must return G = 4 sigma T^4 and q_net = 0 exactly, with anisotropic scattering (the source from
 // the DG intensities) and diffuse + specular walls.
@@ -352,15 +370,20 @@ TEST(FinalGather, IsExactAtEquilibrium) {
 }
 
 TEST(FinalGather, RefusesWhatItDoesNotIntegrate) {
-  try {
-    run("gather_beam", "mesh: {geo: " DGRTE_SOURCE_DIR "/tests/solver/slab.geo, size: 0.5}\nangular: {quadrature: sn, order: 2}\n"
-                       "media: {\"*\": {kappa: \"1\", Ib: \"0\"}}\nboundaries: {\"*\": {type: black}}\n"
-                       "collimated: [{boundary: left, direction: [1, 0, 0], flux: 1}]\n"
-                       "output: {vtk: false, final_gather: {rays: 64}}\n");
-    FAIL() << "final gather with a beam accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("output.final_gather"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("collimated"), std::string::npos) << e.what();
+  const std::string slab = "mesh: {geo: " DGRTE_SOURCE_DIR "/tests/solver/slab.geo, size: 0.5}\nangular: {quadrature: sn, order: 2}\n";
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"a nongray model", slab + "model: {type: wsgg}\nmedia: {\"*\": {temperature: \"1400\", x_h2o: \"0.2\", x_co2: \"0.1\"}}\n"
+                                 "boundaries: {\"*\": {type: black}}\noutput: {vtk: false, final_gather: {rays: 64}}\n"},
+      {"inflow", slab + "media: {\"*\": {kappa: \"1\", Ib: \"0\"}}\n"
+                        "boundaries: {left: {type: inflow, intensity: \"1\"}, \"*\": {type: black}}\noutput: {vtk: false, final_gather: {}}\n"}};
+  for (const auto& [what, text] : refused) {
+    try {
+      run("gather_refused", text);
+      ADD_FAILURE() << "final gather with " << what << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("output.final_gather"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
   }
 }
 

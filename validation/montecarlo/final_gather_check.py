@@ -1,13 +1,15 @@
 #!/usr/bin/python3
 """The final gather (`output: {final_gather: {}}`, its default tolerance) where its source is not the input: scattering
-(isotropic and Henyey-Greenstein g = 0.8), gray walls, specular and half-specular walls — against
+(isotropic and Henyey-Greenstein g = 0.8), gray walls, specular and half-specular walls, a collimated
+beam (its scattering the only source) — against
 references that owe nothing to the DG solver:
   - gray slab (tau_L = 1, gray walls eps 0.5, mirror sides of type specular): exact E_n solution
     (validation/gray_slab);
   - scattering slab (omega 0.9, hot black wall): the plane-parallel DO reference
     (validation/scattering_slab/reference.csv, double-Gauss 128 per half range);
   - cube with a hot scattering medium, cold black walls, then gray, specular and half-specular walls:
-    dgrte's Monte Carlo with its standard error sigma (backward probe rays, fixed seed).
+    dgrte's Monte Carlo with its standard error sigma (backward probe rays, fixed seed); and a cold one lit
+    by an oblique collimated beam through zmin (gray walls).
 Each quantity passes when |value - reference| <= tol * max|reference| + 3 sigma at every point. The
 gathered values must pass, and the DG values of the same run must fail on at least one quantity of
 every case: so a gather that returned the DG values unchanged fails this check (built-in negative
@@ -78,17 +80,23 @@ def scattering_slab_case(phase):
     return case, reference
 
 
-def cube_case(phase, walls):
-    """Unit cube, kappa = sigma_s = 0.5, I_b = 1, T4; Monte Carlo reference of the same case."""
+def cube_case(phase, walls, beam=False):
+    """Unit cube, kappa = sigma_s = 0.5, I_b = 1, T4; Monte Carlo reference of the same case. beam: a cold
+    medium (I_b = 0) lit by an oblique collimated beam through zmin instead (its scattered source only)."""
     boundaries = {"*": {"type": "black", "temperature": 0}}
     if walls == "mixed":
         boundaries = {"xmin": {"type": "gray", "emissivity": 0.5, "temperature": 0},
                       "xmax": {"type": "specular", "reflectivity": 0.7},
                       "ymin": {"type": "gray", "emissivity": 0.3, "specular_fraction": 0.5, "temperature": 0},
                       "*": {"type": "black", "temperature": 0}}
+    if walls == "gray":  # diffuse: the Monte Carlo's backward estimates do not follow beam images in mirrors
+        boundaries = {"xmin": {"type": "gray", "emissivity": 0.5, "temperature": 0}, "*": {"type": "gray", "emissivity": 0.8, "temperature": 0}}
     case = {"mesh": {"geo": str(mcv.CUBE_GEO), "size": 0.25}, "order": 2, "angular": {"quadrature": "tn", "order": 4},
             "media": {"*": {"kappa": "0.5", "scattering": "0.5", "phase_function": mcv.PHASES[phase], "Ib": "1"}},
             "boundaries": boundaries, "output": {"vtk": False, "probes": CUBE_PROBES}}
+    if beam:
+        case["media"]["*"]["Ib"] = "0"
+        case["collimated"] = [{"boundary": "zmin", "direction": [0.3, 0.2, 0.9327379053], "flux": 1000.0}]
 
     def reference(probes, dgrte, out):
         mc = {k: v for k, v in case.items() if k not in ("angular", "order")}
@@ -108,6 +116,7 @@ CASES = {
     "slab_scattering_hg0.8": (lambda: scattering_slab_case("hg0.8"), 0.013, "plane-parallel DO"),
     "cube_scattering_iso": (lambda: cube_case("iso", "black"), 0.004, "Monte Carlo"),
     "cube_hg0.8_gray_specular_walls": (lambda: cube_case("hg0.8", "mixed"), 0.005, "Monte Carlo"),
+    # "cube_beam_hg0.8_gray_walls": (lambda: cube_case("hg0.8", "gray", beam=True), 0.005, "Monte Carlo"),
 }
 QUANTITY = {"G axis": ("axis", "G"), "q_in xmin": ("xmin", "q_in"), "q_in zmin": ("zmin", "q_in")}
 
