@@ -39,6 +39,8 @@
 namespace dgrte::app {
 namespace {
 
+double dot3(const std::array<double, 3>& a, const std::array<double, 3>& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
 // Per spectral point (a band of SNBCK/LBL, a gray gas of WSGG/SLW): its wavenumber interval, the
 // power it deposits in the volume and its flux into each wall group; the columns sum to the totals.
 void write_spectral_csv(const std::filesystem::path& path, const spectral::SpectralResult& r) {
@@ -776,16 +778,29 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     const transport::PointLocator locator(disc);
     std::vector<std::size_t> all_faces(walls.num_faces());
     std::iota(all_faces.begin(), all_faces.end(), std::size_t{0});
-    // The collimated beams at each point, added to the gathered diffuse radiation (the DG's beam
-    // fluxes: the beam's own attenuation has no ray effect).
+    // The images of the collimated beams in mirrors (generations >= 1) at each point, added to the
+    // gathered values: the DG's F_c (the gather attenuates the case's beams exactly itself).
+    std::vector<const solver::CollimatedBeam*> images;
+    for (const auto& beam : beams.beams)
+      if (beam.generation > 0) images.push_back(&beam);
     std::vector<std::array<double, 4>> collimated;
-    auto beam_wall_flux = [&](const output::WallPoint& at) {
-      if (beams.empty()) return 0.0;
+    auto image_wall_flux = [&](const output::WallPoint& at) {
       const std::size_t nfp = walls.face_nodes();
       const auto f = static_cast<int>(walls.element_face(at.face) % 4);
       const Eigen::MatrixXd row = disc.ref.face_interpolation_matrix(f, {{at.l1, at.l2}});
       double v = 0;
-      for (std::size_t j = 0; j < nfp; ++j) v += row(0, static_cast<Eigen::Index>(j)) * beams.q_in[at.face * nfp + j];
+      for (const auto* image : images)
+        if (const double c = dot3(image->direction, walls.normal(at.face)); c > 0)
+          for (std::size_t j = 0; j < nfp; ++j) v += row(0, static_cast<Eigen::Index>(j)) * c * image->F[walls.element_node(at.face * nfp + j)];
+      return v;
+    };
+    auto image_at = [&](const transport::PointLocator::Location& loc) {
+      std::array<double, 4> v{0, 0, 0, 0};
+      for (const auto* image : images) {
+        const double F = locator.evaluate(loc, image->F);
+        v[0] += F;
+        for (std::size_t c = 0; c < 3; ++c) v[c + 1] += F * image->direction[c];
+      }
       return v;
     };
     for (const auto& probe : cs.output.probes) {
@@ -796,7 +811,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
         for (std::size_t i = 0; i < hits.size(); ++i) {
           index.back().push_back(static_cast<long>(points.size()));
           points.push_back({line[i].first, -1, static_cast<long>(hits[i].front().face)});
-          collimated.push_back({beam_wall_flux(hits[i].front()), 0, 0, 0});
+          collimated.push_back({image_wall_flux(hits[i].front()), 0, 0, 0});
           const auto& own = tracer.faces[hits[i].front().face].inward;
           for (const auto& other : output::wall_faces_at(line[i].first, disc, walls, all_faces))  // an edge: another wall's plane
             if (const auto& n = tracer.faces[other.face].inward; std::abs(n[0] * own[0] + n[1] * own[1] + n[2] * own[2]) < 1 - 1e-6) {
@@ -811,18 +826,17 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
         index.back().push_back(loc ? static_cast<long>(points.size()) : -1);
         if (!loc) continue;
         points.push_back({x, static_cast<int>(loc->element), -1});
-        collimated.push_back(beams.empty() ? std::array<double, 4>{0, 0, 0, 0}
-                                           : std::array<double, 4>{locator.evaluate(*loc, beams.G), locator.evaluate(*loc, beams.qx),
-                                                                   locator.evaluate(*loc, beams.qy), locator.evaluate(*loc, beams.qz)});
+        collimated.push_back(image_at(*loc));
         if (const auto hits = output::wall_faces_at(x, disc, walls, all_faces); !hits.empty()) points.back().axis = tracer.faces[hits.front().face].inward;
       }
     }
-    // The gathered radiance is the diffuse part (the DG G without the collimated beams, whose
-    // scattering is a source of it); q_in, for the walls' diffuse reflection, with them.
-    std::vector<double> diffuse_G = result.G;
+    // The gathered radiance is the diffuse part: the DG's G and q_in without the collimated beams
+    // (the gather attenuates the case's beams itself; their scattering is a source of it).
+    std::vector<double> diffuse_G = result.G, diffuse_q_in = result.q_in;
     for (std::size_t k = 0; k < beams.G.size(); ++k) diffuse_G[k] -= beams.G[k];
-    mc::GatherInput in{disc, medium, walls, quad, diffuse_G, result.intensities.empty() ? nullptr : &result.intensities, result.q_in};
-    for (const auto& beam : beams.beams) in.beams.push_back({beam.direction, beam.F});
+    for (std::size_t k = 0; k < beams.q_in.size(); ++k) diffuse_q_in[k] -= beams.q_in[k];
+    mc::GatherInput in{disc, medium, walls, quad, diffuse_G, result.intensities.empty() ? nullptr : &result.intensities, diffuse_q_in};
+    for (const auto* image : images) in.beams.push_back({image->direction, image->F});
     const mc::GatherControl control{cs.output.final_gather_min_rays, cs.output.final_gather_max_rays, cs.output.final_gather_tolerance};
     const auto g = mc::final_gather(tracer, in, points, control);
     const std::size_t nfp = walls.face_nodes();
@@ -831,8 +845,12 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
         const std::size_t k = b * nfp + j;
         const auto& face = tracer.faces[b];
         const double emitted = walls.emissive_power(b, j);
-        result.q_in[k] = g.q_in[k] + (beams.empty() ? 0.0 : beams.q_in[k]);
-        fields.q_net[k] = face.absorptivity * result.q_in[k] - emitted - face.irradiation;  // absorbed - emitted
+        result.q_in[k] = g.q_in[k] + g.beam_q_in[k];
+        double entering = 0;  // the case's beams entering through this face (a window): leave the wall into the medium
+        for (std::size_t i = 0; i < tracer.beam_direction.size(); ++i)
+          if (const double c = dot3(tracer.beam_direction[i], face.inward); face.group == tracer.beam_group[i] && c > 0)
+            entering += tracer.beam_flux[i] * c;
+        fields.q_net[k] = face.absorptivity * result.q_in[k] - emitted - face.irradiation - entering;  // absorbed - emitted
         result.q_out[k] = result.q_in[k] - fields.q_net[k];
         fields.q_emitted[k] = emitted;
         // the wall totals and energy_balance: the gathered walls (against the DG volume)
@@ -846,7 +864,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
           continue;
         }
         auto v = g.probe[static_cast<std::size_t>(i)];
-        for (std::size_t c = 0; c < 4; ++c) v[c] += collimated[static_cast<std::size_t>(i)][c];
+        for (std::size_t c = 0; c < 4; ++c) v[c] += g.probe_beam[static_cast<std::size_t>(i)][c] + collimated[static_cast<std::size_t>(i)][c];
         gathered.values.back().push_back(v);
       }
     }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <limits>
 #include <numbers>
+#include <tuple>
 
 namespace dgrte::mc {
 namespace {
@@ -104,12 +105,19 @@ struct Fields {
   std::vector<double> source;       // kappa I_b (+ sigma_s G / 4 pi where the phase function is isotropic)
   std::vector<std::vector<double>> scattered;  // per ordinate m: sigma_s I_m (anisotropic elements only)
   std::vector<std::vector<double>> beam_scattered;  // per beam: sigma_s F_c (anisotropic elements only)
+  std::vector<Vec3> beam_direction;                 // per beam
+  // The case's beams (the first case_beams of the beams): elements cut by a beam's shadow boundary
+  // (some nodes lit, some not), where a polynomial cannot follow F_c: its scattering there is taken
+  // at each point from a shadow ray instead (sigma_s from its own polynomial).
+  std::size_t case_beams = 0;
+  std::vector<std::vector<char>> beam_cut;  // [beam][element]
+  std::vector<double> sigma_s;              // terms per element
   std::vector<double> sigma_t_max;  // per element: max nodal sigma_t (sub-interval count)
   std::vector<char> sigma_t_constant;  // per element: sigma_t the same at every node (exact segment integral)
   std::vector<char> anisotropic;    // per element: scattering source from the intensities
   // A segment's source as a polynomial in s = t / l: its values at the p + 1 Gauss points s_i of
   // [0, 1] times to_monomials (row-major, (p + 1)^2) give the coefficients of s^k.
-  std::vector<double> gauss_s, to_monomials;
+  std::vector<double> gauss_s, gauss_w, to_monomials;
 
   // Monomials of the local coordinates of x in element e.
   void monomials(std::size_t e, const Vec3& x, double* out) const {
@@ -122,6 +130,9 @@ struct Fields {
     for (std::size_t k = 0; k < terms; ++k) out[k] = p[0][exponents[k][0]] * p[1][exponents[k][1]] * p[2][exponents[k][2]];
   }
   static constexpr int kMaxPower = 8;
+
+  // integral of sigma_t over the chord of length l from x along d in element e (Gauss, p + 1 points).
+  double optical_depth(std::size_t e, const Vec3& x, const Vec3& d, double l) const;
 };
 
 // Four partial sums: one chain of dependent additions would make this latency-bound.
@@ -134,7 +145,67 @@ double dot_n(const double* a, const double* b, std::size_t n) {
   return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
-Fields make_fields(const GatherInput& in) {
+double Fields::optical_depth(std::size_t e, const Vec3& x, const Vec3& d, double l) const {
+  if (sigma_t_constant[e]) return sigma_t_max[e] * l;
+  double mono[220], tau = 0;
+  for (std::size_t i = 0; i < gauss_s.size(); ++i) {
+    const double t = l * gauss_s[i];
+    monomials(e, {x[0] + t * d[0], x[1] + t * d[1], x[2] + t * d[2]}, mono);
+    tau += gauss_w[i] * dot_n(mono, &sigma_t[e * terms], terms);
+  }
+  return std::max(0.0, tau * l);
+}
+
+// exp(-tau) of the case's beam i from its entry faces to x (in tracer cell t): a shadow ray traced
+// back along the beam; 0 where it meets any other wall first (the point is in the beam's shadow).
+double beam_transmission(const McModel& m, const Fields& f, std::size_t i, std::size_t t, Vec3 x) {
+  const Vec3& b = m.beam_direction[i];
+  const Vec3 d{-b[0], -b[1], -b[2]};
+  double tau = 0;
+  for (int zero_steps = 0; zero_steps <= 64;) {
+    const Exit ex = exit_face(m.cells[t].plane, x.data(), d.data());
+    if (ex.face < 0) return 0.0;
+    zero_steps = ex.distance > 0 ? 0 : zero_steps + 1;
+    if (ex.distance > 0) tau += f.optical_depth(static_cast<std::size_t>(m.mesh.original[t]), x, d, ex.distance);
+    for (int k = 0; k < 3; ++k) x[static_cast<std::size_t>(k)] += ex.distance * d[static_cast<std::size_t>(k)];
+    const int next = m.cells[t].across[ex.face];
+    if (next >= 0) {
+      t = static_cast<std::size_t>(next);
+      continue;
+    }
+    const auto& face = m.faces[static_cast<std::size_t>(-1 - next)];
+    return face.group == m.beam_group[i] && dot(b, face.inward) > 0 ? std::exp(-tau) : 0.0;
+  }
+  return 0.0;
+}
+
+// The case's beams at point x (tracer cell t): sum of F exp(-tau), and of F exp(-tau) b.
+std::array<double, 4> case_beams_at(const McModel& m, const Fields& f, std::size_t t, const Vec3& x) {
+  std::array<double, 4> out{0, 0, 0, 0};
+  for (std::size_t i = 0; i < m.beam_direction.size(); ++i) {
+    const double F = m.beam_flux[i] * beam_transmission(m, f, i, t, x);
+    out[0] += F;
+    for (std::size_t c = 0; c < 3; ++c) out[c + 1] += F * m.beam_direction[i][c];
+  }
+  return out;
+}
+
+// The case's beams' flux into a wall at x (inward normal n): sum of F exp(-tau) (b . n_out).
+double case_beams_into_wall(const McModel& m, const Fields& f, std::size_t t, const Vec3& x, const Vec3& inward) {
+  double q = 0;
+  for (std::size_t i = 0; i < m.beam_direction.size(); ++i)
+    if (const double c = -dot(m.beam_direction[i], inward); c > 0) q += m.beam_flux[i] * c * beam_transmission(m, f, i, t, x);
+  return q;
+}
+
+// A collimated beam's nodal flux density F_c and direction.
+struct BeamField {
+  Vec3 direction{};
+  std::vector<double> F;
+};
+
+// cut[i][e]: element e is cut by the shadow boundary of case beam i (see Fields::beam_cut).
+Fields make_fields(const GatherInput& in, const std::vector<BeamField>& beam_fields, const std::vector<std::vector<char>>& cut) {
   const auto& disc = in.disc;
   const std::size_t K = disc.num_elements(), np = static_cast<std::size_t>(disc.num_nodes());
   Fields f;
@@ -147,8 +218,7 @@ Fields make_fields(const GatherInput& in) {
   f.sigma_t.assign(K * np, 0.0), f.source.assign(K * np, 0.0);
   f.sigma_t_max.assign(K, 0.0), f.sigma_t_constant.assign(K, 0), f.anisotropic.assign(K, 0);
   {
-    std::vector<double> w;
-    gas::gauss_legendre_01(f.order + 1, f.gauss_s, w);
+    gas::gauss_legendre_01(f.order + 1, f.gauss_s, f.gauss_w);
     const int n = f.order + 1;
     Eigen::MatrixXd V(n, n);
     for (int i = 0; i < n; ++i)
@@ -164,9 +234,14 @@ Fields make_fields(const GatherInput& in) {
     any_anisotropic = any_anisotropic || f.anisotropic[el];
   }
   if (any_anisotropic) f.scattered.assign(in.quad.size(), std::vector<double>(K * np, 0.0));
-  if (any_anisotropic) f.beam_scattered.assign(in.beams.size(), std::vector<double>(K * np, 0.0));
+  if (any_anisotropic) f.beam_scattered.assign(beam_fields.size(), std::vector<double>(K * np, 0.0));
+  for (const auto& beam : beam_fields) f.beam_direction.push_back(beam.direction);
+  f.case_beams = cut.size();
+  f.beam_cut = cut;
+  f.sigma_s.assign(K * np, 0.0);
+  auto is_cut = [&](std::size_t b, std::size_t el) { return b < cut.size() && cut[b][el]; };
   const auto P = static_cast<Eigen::Index>(np);
-  Eigen::MatrixXd V(P, P), rhs(P, 2);
+  Eigen::MatrixXd V(P, P), rhs(P, 3);
   std::vector<double> mono(np);
   for (std::size_t el = 0; el < K; ++el) {
     const auto v = disc.element_vertices(el);
@@ -187,8 +262,9 @@ Fields make_fields(const GatherInput& in) {
       const std::size_t n = el * np + i;
       const double sigma_t = in.medium.kappa[n] + in.medium.sigma_s[n];
       rhs(static_cast<Eigen::Index>(i), 0) = sigma_t;
+      rhs(static_cast<Eigen::Index>(i), 2) = in.medium.sigma_s[n];
       double beams = 0;  // sum of F_c: scattered isotropically (anisotropic elements: per segment)
-      for (const auto& beam : in.beams) beams += beam.F[n];
+      for (std::size_t b = 0; b < beam_fields.size(); ++b) beams += is_cut(b, el) ? 0.0 : beam_fields[b].F[n];
       rhs(static_cast<Eigen::Index>(i), 1) =
           in.medium.kappa[n] * in.medium.blackbody_intensity[n] +
           (f.anisotropic[el] ? 0.0 : in.medium.sigma_s[n] * (in.G[n] + beams) / (4 * kPi));
@@ -200,7 +276,8 @@ Fields make_fields(const GatherInput& in) {
     const Eigen::PartialPivLU<Eigen::MatrixXd> lu(V);
     const Eigen::MatrixXd coef = lu.solve(rhs);
     for (std::size_t k = 0; k < np; ++k)
-      f.sigma_t[el * np + k] = coef(static_cast<Eigen::Index>(k), 0), f.source[el * np + k] = coef(static_cast<Eigen::Index>(k), 1);
+      f.sigma_t[el * np + k] = coef(static_cast<Eigen::Index>(k), 0), f.source[el * np + k] = coef(static_cast<Eigen::Index>(k), 1),
+      f.sigma_s[el * np + k] = coef(static_cast<Eigen::Index>(k), 2);
     if (f.anisotropic[el]) {
       Eigen::MatrixXd sI(P, static_cast<Eigen::Index>(in.quad.size()));
       for (std::size_t m = 0; m < in.quad.size(); ++m)
@@ -209,12 +286,13 @@ Fields make_fields(const GatherInput& in) {
       const Eigen::MatrixXd c_sI = lu.solve(sI);
       for (std::size_t m = 0; m < in.quad.size(); ++m)
         for (std::size_t k = 0; k < np; ++k) f.scattered[m][el * np + k] = c_sI(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(m));
-      if (!in.beams.empty()) {
-        Eigen::MatrixXd sF(P, static_cast<Eigen::Index>(in.beams.size()));
-        for (std::size_t b = 0; b < in.beams.size(); ++b)
-          for (std::size_t i = 0; i < np; ++i) sF(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(b)) = in.medium.sigma_s[el * np + i] * in.beams[b].F[el * np + i];
+      if (!beam_fields.empty()) {
+        Eigen::MatrixXd sF(P, static_cast<Eigen::Index>(beam_fields.size()));
+        for (std::size_t b = 0; b < beam_fields.size(); ++b)
+          for (std::size_t i = 0; i < np; ++i)
+            sF(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(b)) = is_cut(b, el) ? 0.0 : in.medium.sigma_s[el * np + i] * beam_fields[b].F[el * np + i];
         const Eigen::MatrixXd c_sF = lu.solve(sF);
-        for (std::size_t b = 0; b < in.beams.size(); ++b)
+        for (std::size_t b = 0; b < beam_fields.size(); ++b)
           for (std::size_t k = 0; k < np; ++k) f.beam_scattered[b][el * np + k] = c_sF(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(b));
       }
     }
@@ -259,6 +337,8 @@ class RayIntegrator {
       const auto& face = m_.faces[b];
       const double rho = 1 - face.absorptivity;
       L += T * (face.leaving() / kPi + reflected_[b]);
+      if (const double rho_d = (1 - face.absorptivity) * (1 - face.specular_share); rho_d > 0 && f_.case_beams > 0)
+        L += T * rho_d * case_beams_into_wall(m_, f_, t, x, face.inward) / kPi;
       const double specular = rho * face.specular_share;
       if (!(specular > 0) || ++mirrors > kMaxMirrors) break;
       T *= specular;
@@ -285,8 +365,8 @@ class RayIntegrator {
       anisotropic_coefficients(e, d, aniso_weight, c_source);
       for (std::size_t k = 0; k < np; ++k) c_source[k] += own[k];
       const auto& phase = in_.medium.phase[static_cast<std::size_t>(in_.medium.scattering_of_element[e])];
-      for (std::size_t b = 0; b < in_.beams.size(); ++b) {  // sigma_s F_c Phi(s_c . s) / 4 pi, s = -d
-        const double w = phase(-dot(in_.beams[b].direction, d)) / (4 * kPi);
+      for (std::size_t b = 0; b < f_.beam_direction.size(); ++b) {  // sigma_s F_c Phi(s_c . s) / 4 pi, s = -d
+        const double w = phase(-dot(f_.beam_direction[b], d)) / (4 * kPi);
         const double* cb = &f_.beam_scattered[b][e * np];
         for (std::size_t k = 0; k < np; ++k) c_source[k] += w * cb[k];
       }
@@ -296,10 +376,23 @@ class RayIntegrator {
     double mono[220];
     const int user = in_.medium.source_of_element.empty() ? -1 : in_.medium.source_of_element[e];
     const Vec3 s_rad{-d[0], -d[1], -d[2]};  // the radiation's direction
+    // Case beams whose shadow boundary cuts this element: sigma_s F exp(-tau) w at each point.
+    double cut_weight[16];
+    std::size_t cut_beam[16], n_cut = 0;
+    for (std::size_t b = 0; b < f_.case_beams && n_cut < 16; ++b)
+      if (f_.beam_cut[b][e]) {
+        const int op = in_.medium.scattering_of_element[e];
+        cut_beam[n_cut] = b;
+        cut_weight[n_cut++] = m_.beam_flux[b] * in_.medium.phase[static_cast<std::size_t>(op)](-dot(f_.beam_direction[b], d)) / (4 * kPi);
+      }
     auto source_at = [&](double tq) {
       const Vec3 y{x[0] + tq * d[0], x[1] + tq * d[1], x[2] + tq * d[2]};
       f_.monomials(e, y, mono);
-      const double S = dot_n(mono, c_source, np);
+      double S = dot_n(mono, c_source, np);
+      if (n_cut > 0) {
+        const double sigma_s = dot_n(mono, &f_.sigma_s[e * np], np);
+        for (std::size_t k = 0; k < n_cut; ++k) S += sigma_s * cut_weight[k] * beam_transmission(m_, f_, cut_beam[k], t, y);
+      }
       return user < 0 ? S : S + c.sources[static_cast<std::size_t>(user)](y, s_rad);
     };
     if (f_.sigma_t_constant[e]) {
@@ -465,33 +558,98 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   const auto t0 = std::chrono::steady_clock::now();
   const auto& disc = in.disc;
   const std::size_t nfp = in.walls.face_nodes();
-  const Fields fields = make_fields(in);
-  // The diffusely reflected radiance of each face, rho_d d q_in^DG with the face mean of the DG
-  // incident flux and the DG's own factor d (so that a DG solution at equilibrium gathers exactly).
+  // Beams: the case's, F exp(-tau) at every node along shadow rays (through the sigma_t of a first
+  // pass), then their images in mirrors with the DG's F.
+  std::vector<BeamField> beam_fields;
+  const std::size_t np = static_cast<std::size_t>(disc.num_nodes());
+  std::vector<std::vector<char>> cut;
+  if (!model.beam_direction.empty()) {
+    const Fields attenuation = make_fields(in, {}, {});
+    for (std::size_t i = 0; i < model.beam_direction.size(); ++i) {
+      BeamField bf{model.beam_direction[i], std::vector<double>(disc.num_dofs(), 0.0)};
+      cut.emplace_back(disc.num_elements(), 0);
+#pragma omp parallel for schedule(dynamic, 16)
+      for (std::int64_t ei = 0; ei < static_cast<std::int64_t>(disc.num_elements()); ++ei) {
+        const auto e = static_cast<std::size_t>(ei);
+        const auto t = static_cast<std::size_t>(model.mesh.tracer_index[e]);
+        bool lit = false, dark = false;
+        for (std::size_t k = e * np; k < (e + 1) * np; ++k) {
+          bf.F[k] = model.beam_flux[i] * beam_transmission(model, attenuation, i, t, disc.node_position[k]);
+          (bf.F[k] > 0 ? lit : dark) = true;
+        }
+        cut.back()[e] = lit && dark && !in.medium.scattering_of_element.empty() && in.medium.scattering_of_element[e] >= 0;
+      }
+      beam_fields.push_back(std::move(bf));
+    }
+  }
+  for (const auto& b : in.beams) beam_fields.push_back({b.direction, std::vector<double>(b.F.begin(), b.F.end())});
+  const Fields fields = make_fields(in, beam_fields, cut);
+  const FaceProjection projection = face_projection(disc.ref);
+  const std::size_t per_face = projection.points.size();
+  const std::size_t wall_points = in.walls.num_faces() * per_face;
+  // Wall point p: its face, position and tracer cell.
+  auto wall_point = [&](std::size_t p) {
+    const std::size_t b = p / per_face, ef = in.walls.element_face(b), e = ef / 4;
+    const auto v = disc.element_vertices(e);
+    const auto& fv = mesh::kFaceVertices[ef % 4];
+    const auto [l1, l2] = projection.points[p % per_face];
+    Vec3 x{};
+    for (std::size_t k = 0; k < 3; ++k)
+      x[k] = (1 - l1 - l2) * v[static_cast<std::size_t>(fv[0])][k] + l1 * v[static_cast<std::size_t>(fv[1])][k] + l2 * v[static_cast<std::size_t>(fv[2])][k];
+    return std::tuple{b, x, static_cast<std::size_t>(model.mesh.tracer_index[e])};
+  };
+  GatherResult out;
+  // The beams' flux into the walls: the case's from shadow rays at the wall points (projected like
+  // q_in), their images' from the DG's F_c at the face nodes (images_q_in).
+  out.beam_q_in.assign(in.walls.num_faces() * nfp, 0.0);
+  std::vector<double> images_q_in(out.beam_q_in.size(), 0.0);
+  if (!model.beam_direction.empty() || !in.beams.empty()) {
+    std::vector<double> at_points_beam(wall_points, 0.0);
+#pragma omp parallel for schedule(dynamic, 16)
+    for (std::int64_t pi = 0; pi < static_cast<std::int64_t>(wall_points); ++pi) {
+      const auto [b, x, t] = wall_point(static_cast<std::size_t>(pi));
+      at_points_beam[static_cast<std::size_t>(pi)] = case_beams_into_wall(model, fields, t, x, model.faces[b].inward);
+    }
+    for (std::size_t b = 0; b < in.walls.num_faces(); ++b) {
+      const Eigen::VectorXd nodal = projection.to_nodes[in.walls.element_face(b) % 4] *
+                                    Eigen::Map<const Eigen::VectorXd>(&at_points_beam[b * per_face], static_cast<Eigen::Index>(per_face));
+      for (std::size_t j = 0; j < nfp; ++j) {
+        out.beam_q_in[b * nfp + j] = nodal[static_cast<Eigen::Index>(j)];
+        for (const auto& image : in.beams)
+          if (const double c = -dot(image.direction, model.faces[b].inward); c > 0)
+            images_q_in[b * nfp + j] += c * image.F[in.walls.element_node(b * nfp + j)];
+        out.beam_q_in[b * nfp + j] += images_q_in[b * nfp + j];
+      }
+    }
+  }
+  // The diffusely reflected radiance of each face: rho_d d q_in^DG with the face mean of the DG's
+  // (diffuse) incident flux and the DG's own factor d (so that a DG solution at equilibrium gathers
+  // exactly), plus rho_d q / pi of the beam images that hit it (face mean). The case's beams are
+  // reflected where each ray meets the wall (a shadow ray there: their lit patches have sharp edges).
   std::vector<double> reflected(in.walls.num_faces(), 0.0);
   for (std::size_t b = 0; b < reflected.size(); ++b) {
     const auto f = static_cast<std::size_t>(in.walls.element_face(b) % 4);
     const Eigen::VectorXd w = disc.ref.face_mass[f].colwise().sum().transpose();
-    double mean = 0;
-    for (std::size_t j = 0; j < nfp; ++j) mean += w[static_cast<Eigen::Index>(j)] * in.q_in[b * nfp + j] / w.sum();
+    double mean = 0, images = 0;
+    for (std::size_t j = 0; j < nfp; ++j) {
+      mean += w[static_cast<Eigen::Index>(j)] * in.q_in[b * nfp + j] / w.sum();
+      images += w[static_cast<Eigen::Index>(j)] * images_q_in[b * nfp + j] / w.sum();
+    }
     const auto& face = model.faces[b];
-    reflected[b] = (1 - face.absorptivity) * (1 - face.specular_share) * in.walls.diffuse_factor(b) * mean;
+    reflected[b] = (1 - face.absorptivity) * (1 - face.specular_share) * (in.walls.diffuse_factor(b) * mean + images / kPi);
   }
   // Below these the tolerance is absolute: 1 % of the largest DG q_in (walls) and G (volume).
   double floor_wall = 0, floor_volume = 0;
   for (const double v : in.q_in) floor_wall = std::max(floor_wall, 0.01 * std::abs(v));
   for (const double v : in.G) floor_volume = std::max(floor_volume, 0.01 * std::abs(v));
   std::uint64_t segments = 0, rays = 0, at_max = 0;
-  GatherResult out;
-  const RayIntegrator ray(model, in, fields, reflected);
   out.q_in.assign(in.walls.num_faces() * nfp, 0.0);
   out.probe.assign(probes.size(), {0, 0, 0, 0});
   out.probe_half.assign(probes.size(), {0, 0, 0, 0});
   out.q_in_half.assign(out.q_in.size(), 0.0);
-  const FaceProjection projection = face_projection(disc.ref);
-  const std::size_t per_face = projection.points.size();
-  std::vector<double> at_points(in.walls.num_faces() * per_face), at_points_half(at_points.size());
-  const std::size_t wall_points = at_points.size(), total = wall_points + probes.size();
+  std::vector<double> at_points(wall_points), at_points_half(wall_points);
+  out.probe_beam.assign(probes.size(), {0, 0, 0, 0});
+  const std::size_t total = wall_points + probes.size();
   // A perfect mirror (a symmetry plane) absorbs nothing: its q_in has no use, and gathering it
   // would cost most of the rays of a 2-D case modelled as a slice between mirrors (DG value kept).
   auto mirror = [&](std::size_t b) { return model.faces[b].absorptivity == 0 && model.faces[b].specular_share == 1; };
@@ -500,7 +658,8 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   // directions with a sin(theta) cos(phi) + c cos(theta) < 0 leave through the other wall: for each
   // u the open arc |phi| <= phi0 and the blocked rest are sampled by the same v, weighted by their
   // shares phi0 / pi and 1 - phi0 / pi.
-  auto hemisphere = [&](std::size_t t, const Vec3& x, const Vec3& inward, const Vec3& adjacent, Counters& c) {
+  auto hemisphere = [&](const RayIntegrator& ray, const GatherControl& ctl, std::size_t t, const Vec3& x, const Vec3& inward,
+                        const Vec3& adjacent, Counters& c) {
     const double cn = dot(adjacent, inward);
     Vec3 t1{adjacent[0] - cn * inward[0], adjacent[1] - cn * inward[1], adjacent[2] - cn * inward[2]};
     const double a = std::sqrt(dot(t1, t1));
@@ -526,40 +685,35 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
       if (open > 0) acc[0] += open * along(phi0 * (2 * v - 1));
       if (open < 1) acc[0] += (1 - open) * along(phi0 + (2 * kPi - 2 * phi0) * v);
     };
-    return integrate_point(sample, control.min_rays, control.max_rays, control.tolerance, floor_wall, kPi);
+    return integrate_point(sample, ctl.min_rays, ctl.max_rays, ctl.tolerance, floor_wall, kPi);
   };
+  // Points 0 .. count - 1 (the wall points, then the probes).
+  auto run_pass = [&](const RayIntegrator& ray, const GatherControl& ctl, std::size_t count) {
 #pragma omp parallel reduction(+ : segments, rays, at_max)
   {
   Counters c;
   c.sources = in.medium.source;  // this thread's copies
 #pragma omp for schedule(dynamic, 4)
-  for (std::int64_t pi = 0; pi < static_cast<std::int64_t>(total); ++pi) {
+  for (std::int64_t pi = 0; pi < static_cast<std::int64_t>(count); ++pi) {
     const auto p = static_cast<std::size_t>(pi);
     PointIntegral r;
     if (p < wall_points) {
-      const std::size_t b = p / per_face, q = p % per_face;
+      const auto [b, x, t] = wall_point(p);
       if (mirror(b)) continue;
-      const std::size_t ef = in.walls.element_face(b), e = ef / 4;
-      const auto v = disc.element_vertices(e);
-      const auto& fv = mesh::kFaceVertices[ef % 4];
-      const auto [l1, l2] = projection.points[q];
-      Vec3 x{};
-      for (int d = 0; d < 3; ++d) {
-        const auto k = static_cast<std::size_t>(d);
-        x[k] = (1 - l1 - l2) * v[static_cast<std::size_t>(fv[0])][k] + l1 * v[static_cast<std::size_t>(fv[1])][k] + l2 * v[static_cast<std::size_t>(fv[2])][k];
-      }
-      r = hemisphere(static_cast<std::size_t>(model.mesh.tracer_index[e]), x, model.faces[b].inward, Vec3{0, 0, 0}, c);
+      r = hemisphere(ray, ctl, t, x, model.faces[b].inward, Vec3{0, 0, 0}, c);
       at_points[p] = r.full[0], at_points_half[p] = r.half[0];
     } else {
       const auto& pt = probes[p - wall_points];
       if (pt.face >= 0) {
         const auto& face = model.faces[static_cast<std::size_t>(pt.face)];
-        r = hemisphere(static_cast<std::size_t>(face.element), pt.x, face.inward, pt.adjacent_wall, c);
+        r = hemisphere(ray, ctl, static_cast<std::size_t>(face.element), pt.x, face.inward, pt.adjacent_wall, c);
+        out.probe_beam[p - wall_points] = {case_beams_into_wall(model, fields, static_cast<std::size_t>(face.element), pt.x, face.inward), 0, 0, 0};
         out.probe[p - wall_points] = {r.full[0], 0, 0, 0};
         out.probe_half[p - wall_points] = {r.half[0], 0, 0, 0};
       } else {
-        r = gather_sphere(ray, static_cast<std::size_t>(model.mesh.tracer_index[static_cast<std::size_t>(pt.element)]), pt, control,
-                          floor_volume, c);
+        const auto t = static_cast<std::size_t>(model.mesh.tracer_index[static_cast<std::size_t>(pt.element)]);
+        r = gather_sphere(ray, t, pt, ctl, floor_volume, c);
+        out.probe_beam[p - wall_points] = case_beams_at(model, fields, t, pt.x);
         out.probe[p - wall_points] = r.full;
         out.probe_half[p - wall_points] = r.half;
       }
@@ -569,15 +723,46 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   }
   segments += c.segments;
   }
+  };
+  // Diffusely reflecting walls: a first pass over the walls (a looser tolerance: the reflection
+  // carries a factor rho_d) replaces the DG's q_in in what they reflect by the gathered one, so that
+  // the walls' share of the DG's ray effects does not come back (rho_d q_in / pi: exact at equilibrium).
+  bool diffuse_walls = false;
+  for (std::size_t b = 0; b < in.walls.num_faces(); ++b)
+    diffuse_walls = diffuse_walls || (!mirror(b) && (1 - model.faces[b].absorptivity) * (1 - model.faces[b].specular_share) > 0);
+  if (diffuse_walls) {
+    const RayIntegrator first(model, in, fields, reflected);
+    GatherControl loose = control;
+    if (loose.tolerance > 0) loose.tolerance = std::max(4 * control.tolerance, 0.02);
+    else loose.min_rays = loose.max_rays = std::max(1, control.max_rays / 4);
+    const std::uint64_t at_max_before = at_max;
+    run_pass(first, loose, wall_points);
+    at_max = at_max_before;  // counted for the final pass only
+    for (std::size_t b = 0; b < in.walls.num_faces(); ++b) {
+      const double rho_d = (1 - model.faces[b].absorptivity) * (1 - model.faces[b].specular_share);
+      if (mirror(b) || !(rho_d > 0)) continue;
+      const auto& P = projection.to_nodes[in.walls.element_face(b) % 4];
+      const Eigen::VectorXd nodal = P * Eigen::Map<const Eigen::VectorXd>(&at_points[b * per_face], static_cast<Eigen::Index>(per_face));
+      const auto f = static_cast<std::size_t>(in.walls.element_face(b) % 4);
+      const Eigen::VectorXd w = disc.ref.face_mass[f].colwise().sum().transpose();
+      double mean = 0, images = 0;
+      for (std::size_t j = 0; j < nfp; ++j) {
+        mean += w[static_cast<Eigen::Index>(j)] * nodal[static_cast<Eigen::Index>(j)] / w.sum();
+        images += w[static_cast<Eigen::Index>(j)] * images_q_in[b * nfp + j] / w.sum();
+      }
+      reflected[b] = rho_d * (mean + images) / kPi;
+    }
+  }
+  const RayIntegrator ray(model, in, fields, reflected);
+  run_pass(ray, control, total);
   for (std::size_t b = 0; b < in.walls.num_faces(); ++b) {
-    if (mirror(b)) {
+    if (mirror(b)) {  // the DG's diffuse q_in
       for (std::size_t j = 0; j < nfp; ++j) out.q_in[b * nfp + j] = out.q_in_half[b * nfp + j] = in.q_in[b * nfp + j];
       continue;
     }
     const auto& P = projection.to_nodes[in.walls.element_face(b) % 4];
-    const Eigen::Map<const Eigen::VectorXd> g(&at_points[b * per_face], static_cast<Eigen::Index>(per_face));
-    const Eigen::Map<const Eigen::VectorXd> g_half(&at_points_half[b * per_face], static_cast<Eigen::Index>(per_face));
-    const Eigen::VectorXd nodal = P * g, nodal_half = P * g_half;
+    auto at = [&](const std::vector<double>& v) { return Eigen::Map<const Eigen::VectorXd>(&v[b * per_face], static_cast<Eigen::Index>(per_face)); };
+    const Eigen::VectorXd nodal = P * at(at_points), nodal_half = P * at(at_points_half);
     for (std::size_t j = 0; j < nfp; ++j) {
       out.q_in[b * nfp + j] = nodal[static_cast<Eigen::Index>(j)];
       out.q_in_half[b * nfp + j] = nodal_half[static_cast<Eigen::Index>(j)];

@@ -39,9 +39,12 @@ struct GatherInput {
   const angular::Quadrature& quad;
   std::span<const double> G;                             // DG G at the nodes (isotropic scattering source)
   const std::vector<std::vector<double>>* intensities;   // DG I_m at the nodes: needed for anisotropic scattering
-  std::span<const double> q_in;                          // DG q_in per boundary face node (diffuse reflection)
-  // Collimated beams (solver::Collimated): their scattering sigma_s F_c Phi(s . s_c) / 4 pi is a
-  // source of the diffuse radiance (the continuous phase function; F_c the DG's nodal flux density).
+  std::span<const double> q_in;                          // DG diffuse q_in per boundary face node (no beams)
+  // Collimated beams: their scattering sigma_s F_c Phi(s . s_c) / 4 pi is a source of the diffuse
+  // radiance (the continuous phase function). The case's beams (the tracer's beam_direction,
+  // beam_flux, beam_group) are attenuated exactly, F_c = F exp(-tau), along shadow rays from each
+  // node and point; `beams` holds their images in specular walls (solver::Collimated generations
+  // >= 1) with the DG's nodal F_c.
   struct Beam {
     Vec3 direction{};
     std::span<const double> F;
@@ -67,6 +70,10 @@ struct GatherResult {
   std::vector<std::array<double, 4>> probe_half;
   std::uint64_t points = 0, rays = 0, segments = 0;  // receiver points: face quadrature points + probe points
   std::uint64_t points_at_max = 0;  // points that reached max_rays before meeting the tolerance
+  // The case's beams, exactly attenuated: their flux into the walls per boundary face node (projected
+  // like q_in) and per probe point G, qx, qy, qz (volume) or q_in, 0, 0, 0 (wall). Not in q_in, probe.
+  std::vector<double> beam_q_in;
+  std::vector<std::array<double, 4>> probe_beam;
   double seconds = 0;
 };
 

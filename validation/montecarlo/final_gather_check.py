@@ -9,7 +9,10 @@ references that owe nothing to the DG solver:
     (validation/scattering_slab/reference.csv, double-Gauss 128 per half range);
   - cube with a hot scattering medium, cold black walls, then gray, specular and half-specular walls:
     dgrte's Monte Carlo with its standard error sigma (backward probe rays, fixed seed); and a cold one lit
-    by an oblique collimated beam through zmin (gray walls).
+    by an oblique collimated beam through zmin (gray walls, isotropic scattering; with HG g = 0.8 instead
+    the gathered wall line next to an edge is 1.3 % off, outside the bound: not resolved yet; the
+    multiply scattered source the gather reads from the T4 ordinates, with their coarse sampling of
+    a forward peak, is the suspect).
 Each quantity passes when |value - reference| <= tol * max|reference| + 3 sigma at every point. The
 gathered values must pass, and the DG values of the same run must fail on at least one quantity of
 every case: so a gather that returned the DG values unchanged fails this check (built-in negative
@@ -116,7 +119,7 @@ CASES = {
     "slab_scattering_hg0.8": (lambda: scattering_slab_case("hg0.8"), 0.013, "plane-parallel DO"),
     "cube_scattering_iso": (lambda: cube_case("iso", "black"), 0.004, "Monte Carlo"),
     "cube_hg0.8_gray_specular_walls": (lambda: cube_case("hg0.8", "mixed"), 0.005, "Monte Carlo"),
-    # "cube_beam_hg0.8_gray_walls": (lambda: cube_case("hg0.8", "gray", beam=True), 0.005, "Monte Carlo"),
+    "cube_beam_iso_gray_walls": (lambda: cube_case("iso", "gray", beam=True), 0.005, "Monte Carlo"),
 }
 QUANTITY = {"G axis": ("axis", "G"), "q_in xmin": ("xmin", "q_in"), "q_in zmin": ("zmin", "q_in")}
 
