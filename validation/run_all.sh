@@ -15,3 +15,5 @@ done
 $py gas3d/gas3d.py --dgrte "$dgrte" --models wsgg-bordbar2014,rcslw,slw,planck-mean,snbck-lump32-g4 --results gas3d/results.md
 $py montecarlo/montecarlo.py --dgrte "$dgrte"
 $py liu2000/liu2000.py --dgrte "$dgrte" --results liu2000/results.md --plot liu2000/liu2000.png --json liu2000/results.json
+$py montecarlo/final_gather.py --dgrte "$dgrte"
+$py montecarlo/final_gather_check.py --dgrte "$dgrte" --json montecarlo/final_gather_check.json
