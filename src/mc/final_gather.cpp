@@ -724,35 +724,6 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   segments += c.segments;
   }
   };
-  // Diffusely reflecting walls: a first pass over the walls (a looser tolerance: the reflection
-  // carries a factor rho_d) replaces the DG's q_in in what they reflect by the gathered one, so that
-  // the walls' share of the DG's ray effects does not come back (rho_d q_in / pi: exact at equilibrium).
-  bool diffuse_walls = false;
-  for (std::size_t b = 0; b < in.walls.num_faces(); ++b)
-    diffuse_walls = diffuse_walls || (!mirror(b) && (1 - model.faces[b].absorptivity) * (1 - model.faces[b].specular_share) > 0);
-  if (diffuse_walls) {
-    const RayIntegrator first(model, in, fields, reflected);
-    GatherControl loose = control;
-    if (loose.tolerance > 0) loose.tolerance = std::max(4 * control.tolerance, 0.02);
-    else loose.min_rays = loose.max_rays = std::max(1, control.max_rays / 4);
-    const std::uint64_t at_max_before = at_max;
-    run_pass(first, loose, wall_points);
-    at_max = at_max_before;  // counted for the final pass only
-    for (std::size_t b = 0; b < in.walls.num_faces(); ++b) {
-      const double rho_d = (1 - model.faces[b].absorptivity) * (1 - model.faces[b].specular_share);
-      if (mirror(b) || !(rho_d > 0)) continue;
-      const auto& P = projection.to_nodes[in.walls.element_face(b) % 4];
-      const Eigen::VectorXd nodal = P * Eigen::Map<const Eigen::VectorXd>(&at_points[b * per_face], static_cast<Eigen::Index>(per_face));
-      const auto f = static_cast<std::size_t>(in.walls.element_face(b) % 4);
-      const Eigen::VectorXd w = disc.ref.face_mass[f].colwise().sum().transpose();
-      double mean = 0, images = 0;
-      for (std::size_t j = 0; j < nfp; ++j) {
-        mean += w[static_cast<Eigen::Index>(j)] * nodal[static_cast<Eigen::Index>(j)] / w.sum();
-        images += w[static_cast<Eigen::Index>(j)] * images_q_in[b * nfp + j] / w.sum();
-      }
-      reflected[b] = rho_d * (mean + images) / kPi;
-    }
-  }
   const RayIntegrator ray(model, in, fields, reflected);
   run_pass(ray, control, total);
   for (std::size_t b = 0; b < in.walls.num_faces(); ++b) {
