@@ -858,14 +858,19 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
       }
     for (const auto& idx : index) {
       gathered.values.emplace_back();
+      gathered.collimated.emplace_back();
       for (long i : idx) {
         if (i < 0) {
           gathered.values.back().push_back({NAN, NAN, NAN, NAN});
+          gathered.collimated.back().push_back({NAN, NAN, NAN, NAN});
           continue;
         }
         auto v = g.probe[static_cast<std::size_t>(i)];
-        for (std::size_t c = 0; c < 4; ++c) v[c] += g.probe_beam[static_cast<std::size_t>(i)][c] + collimated[static_cast<std::size_t>(i)][c];
+        std::array<double, 4> beam{};
+        for (std::size_t c = 0; c < 4; ++c) beam[c] = g.probe_beam[static_cast<std::size_t>(i)][c] + collimated[static_cast<std::size_t>(i)][c];
+        for (std::size_t c = 0; c < 4; ++c) v[c] += beam[c];
         gathered.values.back().push_back(v);
+        gathered.collimated.back().push_back(beam);
       }
     }
     gathered.kappa = medium.kappa;

@@ -319,6 +319,8 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
           std::vector<double> out = dg;
           for (int k = 0; k < 4; ++k) out[static_cast<std::size_t>(k)] = gv[static_cast<std::size_t>(k)];
           out[4] = dg[4] + kappa * (dg[0] - gv[0]);  // divq = emission - kappa G with the gathered G
+          if (columns.size() >= 10 && probe_index - 1 < gathered->collimated.size() && !gathered->collimated[probe_index - 1].empty())
+            for (std::size_t k = 0; k < 4; ++k) out[6 + k] = gathered->collimated[probe_index - 1][static_cast<std::size_t>(i)][k];
           for (double v : out) text += fmt::format(",{:.12g}", v);
           for (int k = 0; k < 4; ++k) text += fmt::format(",{:.12g}", dg[static_cast<std::size_t>(k)]);
         }

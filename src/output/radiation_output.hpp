@@ -94,6 +94,9 @@ std::vector<std::pair<io::Vec3, double>> probe_points(const io::ProbeSpec& probe
 // the nodes for div q.
 struct GatheredProbes {
   std::vector<std::vector<std::array<double, 4>>> values;
+  // Per probe and point: the collimated beams' G, qx, qy, qz as the gather evaluated them (written
+  // as the *_collimated columns; empty: the DG's).
+  std::vector<std::vector<std::array<double, 4>>> collimated;
   std::span<const double> kappa;
 };
 void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, const transport::Discretization& disc,

@@ -340,6 +340,31 @@ TEST(FinalGather, IntegratesDirectionDependentUserSources) {
   EXPECT_NEAR(c["qz"][0] / G, 0.0, 0.003);
 }
 
+// A beam along x into a cold, purely absorbing slab (kappa 1, black walls): there is no diffuse
+// radiation, and the gather's beam comes from shadow rays, so G = G_collimated = F exp(-x) and
+// q_x = F exp(-x) to round-off, and the right wall receives F exp(-1), whatever the DG mesh makes
+// of its own sweep of the beam.
+TEST(FinalGather, AttenuatesTheCasesBeamsExactly) {
+  const auto r = run("gather_beam_exact", "mesh: {geo: " DGRTE_SOURCE_DIR "/tests/solver/slab.geo, size: 0.5}\n"
+                                          "order: 1\nangular: {quadrature: sn, order: 2}\n"
+                                          "media: {\"*\": {kappa: \"1\", Ib: \"0\"}}\nboundaries: {\"*\": {type: black, temperature: 0}}\n"
+                                          "collimated: [{boundary: left, direction: [1, 0, 0], flux: 1000}]\n"
+                                          "output:\n  vtk: false\n  final_gather: {rays: 16}\n"
+                                          "  probes: [{name: axis, from: [0.05, 0.1, 0.1], to: [0.95, 0.1, 0.1], points: 7},\n"
+                                          "           {name: right, from: [1, 0.05, 0.1], to: [1, 0.15, 0.1], points: 3, wall: right}]\n");
+  auto a = read_csv(r.out / "probes" / "axis.csv");
+  for (std::size_t i = 0; i < a["x"].size(); ++i) {
+    const double exact = 1000 * std::exp(-a["x"][i]);
+    EXPECT_NEAR(a["G"][i], exact, 1e-9 * exact) << i;
+    EXPECT_NEAR(a["G_collimated"][i], exact, 1e-9 * exact) << i;
+    EXPECT_NEAR(a["qx"][i], exact, 1e-9 * exact) << i;
+  }
+  auto w = read_csv(r.out / "probes" / "right.csv");
+  for (std::size_t i = 0; i < w["q_in"].size(); ++i) EXPECT_NEAR(w["q_in"][i], 1000 * std::exp(-1.0), 1e-9 * 1000) << i;
+  EXPECT_NEAR(r.summary["walls"]["right"]["q_in_W"].get<double>() / r.summary["walls"]["right"]["area"].get<double>(), 1000 * std::exp(-1.0),
+              1e-9 * 1000);
+}
+
 // At radiative equilibrium the DG source is I_b everywhere and the walls leave I_b: the gather
 // must return G = 4 sigma T^4 and q_net = 0 exactly, with anisotropic scattering (the source from
 // the DG intensities) and diffuse + specular walls.
