@@ -980,7 +980,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   const auto t_out = Clock::now();
   output::write_quadrature_csv(dir / "quadrature.csv", quad);
   if (cs.output.vtk) {
-    // G, q and div q with the walls' values at the nodes of boundary faces (docs/theory.md).
+    // G, q and div q with the walls' values at the nodes of boundary faces (docs/case-file.md).
     const auto on_walls = [&](const std::vector<double>& nodal, const std::vector<double>& wall) {
       return output::with_wall_values(walls, nodal, wall);
     };

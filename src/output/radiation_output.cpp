@@ -295,7 +295,7 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
       if (gather) text += ",G_dg,qx_dg,qy_dg,qz_dg";
       text += "\n";
       // On a wall: G, q and div q with the walls' values (the DG trace of the directions entering there
-      // is not the wall's outgoing intensity; docs/theory.md).
+      // is not the wall's outgoing intensity; docs/case-file.md).
       const std::array<const std::vector<double>*, 5> on_wall{&r.wall_G, &r.wall_qx, &r.wall_qy, &r.wall_qz, &fields.wall_divq};
       auto value = [&](const transport::PointLocator::Location& loc, const std::vector<WallPoint>& hits, std::size_t c) {
         if (c < on_wall.size() && !hits.empty() && !on_wall[c]->empty()) return wall_value(disc, walls, hits, *on_wall[c]);

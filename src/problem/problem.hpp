@@ -132,7 +132,7 @@ class Walls {
   void tally(int m, std::span<const double> u, std::span<const double> g, std::span<double> q_in,
              std::span<double> q_out, std::span<double> q_in_wall_delta = {}) const;
 
-  // Boundary-consistent outputs (docs/theory.md, "Values on the walls"). At a wall point, a direction
+  // Boundary-consistent outputs (docs/case-file.md, "Values on the walls"). At a wall point, a direction
   // entering the medium there has the wall's outgoing intensity g (the upwind value the DG flux
   // imposes), not the interior trace u. At face node bj = b * N_fp + j and ordinate m: the mean of g
   // over the wall faces through that point where m enters (face b itself, or another face of the same

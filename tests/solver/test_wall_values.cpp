@@ -1,4 +1,4 @@
-// Values on the walls (docs/theory.md, "Values on the walls"): at a wall point each direction entering
+// Values on the walls (docs/case-file.md, "Values on the walls"): at a wall point each direction entering
 // the medium takes the wall's outgoing intensity, the upwind value the DG flux imposes, not the
 // interior trace; at edges and corners the directions entering through the neighbouring wall take
 // that wall's value. Checked against the discrete-ordinates solution of an isothermal cube with cold
