@@ -156,27 +156,13 @@ double Fields::optical_depth(std::size_t e, const Vec3& x, const Vec3& d, double
   return std::max(0.0, tau * l);
 }
 
-// exp(-tau) of the case's beam i from its entry faces to x (in tracer cell t): a shadow ray traced
-// back along the beam; 0 where it meets any other wall first (the point is in the beam's shadow).
-double beam_transmission(const McModel& m, const Fields& f, std::size_t i, std::size_t t, Vec3 x) {
-  const Vec3& b = m.beam_direction[i];
-  const Vec3 d{-b[0], -b[1], -b[2]};
-  double tau = 0;
-  for (int zero_steps = 0; zero_steps <= 64;) {
-    const Exit ex = exit_face(m.cells[t].plane, x.data(), d.data());
-    if (ex.face < 0) return 0.0;
-    zero_steps = ex.distance > 0 ? 0 : zero_steps + 1;
-    if (ex.distance > 0) tau += f.optical_depth(static_cast<std::size_t>(m.mesh.original[t]), x, d, ex.distance);
-    for (int k = 0; k < 3; ++k) x[static_cast<std::size_t>(k)] += ex.distance * d[static_cast<std::size_t>(k)];
-    const int next = m.cells[t].across[ex.face];
-    if (next >= 0) {
-      t = static_cast<std::size_t>(next);
-      continue;
-    }
-    const auto& face = m.faces[static_cast<std::size_t>(-1 - next)];
-    return face.group == m.beam_group[i] && dot(b, face.inward) > 0 ? std::exp(-tau) : 0.0;
-  }
-  return 0.0;
+// exp(-tau) of the case's beam i from its entry faces to x (in tracer cell t), tau through the DG's
+// sigma_t polynomials; 0 in the beam's shadow.
+double beam_transmission(const McModel& m, const Fields& f, std::size_t i, std::size_t t, const Vec3& x) {
+  long wall = -1;
+  return shadow_transmission(m, i, t, x, [&](std::size_t cell, const Vec3& y, const Vec3& d, double l) {
+    return l > 0 ? f.optical_depth(static_cast<std::size_t>(m.mesh.original[cell]), y, d, l) : 0.0;
+  }, wall);
 }
 
 // The case's beams at point x (tracer cell t): sum of F exp(-tau), and of F exp(-tau) b.
@@ -359,19 +345,18 @@ class RayIntegrator {
                  Counters& c) const {
     const auto e = static_cast<std::size_t>(m_.mesh.original[t]);
     const std::size_t np = f_.terms;
-    double c_source[220];  // N_p <= 165 (P8): kappa I_b (+ scattering) coefficients
-    const double* own = &f_.source[e * np];
+    double combined[220];  // N_p <= 165 (P8): kappa I_b + the direction's scattering (anisotropic elements)
+    const double* c_source = &f_.source[e * np];
     if (f_.anisotropic[e]) {
-      anisotropic_coefficients(e, d, aniso_weight, c_source);
-      for (std::size_t k = 0; k < np; ++k) c_source[k] += own[k];
+      anisotropic_coefficients(e, d, aniso_weight, combined);
+      for (std::size_t k = 0; k < np; ++k) combined[k] += c_source[k];
       const auto& phase = in_.medium.phase[static_cast<std::size_t>(in_.medium.scattering_of_element[e])];
       for (std::size_t b = 0; b < f_.beam_direction.size(); ++b) {  // sigma_s F_c Phi(s_c . s) / 4 pi, s = -d
         const double w = phase(-dot(f_.beam_direction[b], d)) / (4 * kPi);
         const double* cb = &f_.beam_scattered[b][e * np];
-        for (std::size_t k = 0; k < np; ++k) c_source[k] += w * cb[k];
+        for (std::size_t k = 0; k < np; ++k) combined[k] += w * cb[k];
       }
-    } else {
-      for (std::size_t k = 0; k < np; ++k) c_source[k] = own[k];
+      c_source = combined;
     }
     double mono[220];
     const int user = in_.medium.source_of_element.empty() ? -1 : in_.medium.source_of_element[e];

@@ -575,30 +575,20 @@ struct BackwardCounters {
 
 // Transmission exp(-tau) of beam i's uncollided radiation from its entry faces to x (in element
 // e): a shadow ray traced against the beam. 0 where the ray meets any other wall first.
-double beam_transmission(const McModel& m, std::size_t i, std::size_t e, Vec3 x, BackwardCounters& c) {
+double beam_transmission(const McModel& m, std::size_t i, std::size_t e, const Vec3& x, BackwardCounters& c) {
   ++c.shadow;
-  const Vec3& b = m.beam_direction[i];
-  const Vec3 d{-b[0], -b[1], -b[2]};
-  double tau = 0;
-  int zero_steps = 0;
-  for (long seg = 0; seg <= kMaxSegments && zero_steps <= kMaxZeroSteps; ++seg) {
-    const Exit ex = exit_face(m.cells[e].plane, x.data(), d.data());
-    if (ex.face < 0) break;
-    tau += (m.cells[e].kappa + m.cells[e].sigma_s) * ex.distance;
-    zero_steps = ex.distance > 0 ? 0 : zero_steps + 1;
-    for (int k = 0; k < 3; ++k) x[static_cast<std::size_t>(k)] += ex.distance * d[static_cast<std::size_t>(k)];
-    const int next = m.cells[e].across[ex.face];
-    if (next >= 0) {
-      e = static_cast<std::size_t>(next);
-      continue;
-    }
-    const auto& face = m.faces[static_cast<std::size_t>(-1 - next)];
-    if (face.group == m.beam_group[i] && dot(b, face.inward) > 0) return std::exp(-tau);
-    if (face.specular_share > 0 && face.absorptivity < 1) ++c.unfollowed;  // a beam image may come through this mirror
+  long wall = -1;
+  const double T = shadow_transmission(m, i, e, x, [&](std::size_t t, const Vec3&, const Vec3&, double l) {
+    return (m.cells[t].kappa + m.cells[t].sigma_s) * l;
+  }, wall);
+  if (wall < 0) {
+    ++c.lost;
     return 0.0;
   }
-  ++c.lost;
-  return 0.0;
+  const auto& face = m.faces[static_cast<std::size_t>(wall)];
+  const bool entry = face.group == m.beam_group[i] && dot(m.beam_direction[i], face.inward) > 0;
+  if (!entry && face.specular_share > 0 && face.absorptivity < 1) ++c.unfollowed;  // a beam image may come through this mirror
+  return T;
 }
 
 // Beam flux arriving on a wall point from inside (diffusely reflected there): sum over beams of

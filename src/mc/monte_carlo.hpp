@@ -128,6 +128,36 @@ struct McModel {
 };
 
 // InputError for what the tracer does not model (inflow walls, user sources), naming the entry.
+// A shadow ray against collimated beam i from x (tracer cell t): walked back along the beam to the
+// first wall, tau accumulated by depth(cell, x, d, length) over each crossing. The wall reached goes
+// to *wall (-1: the walk was lost); the result is exp(-tau) if that wall is the beam's entry (a face
+// of its group facing the beam), 0 otherwise (x lies in the beam's shadow).
+template <class Depth>
+double shadow_transmission(const McModel& m, std::size_t i, std::size_t t, Vec3 x, Depth&& depth, long& wall) {
+  const Vec3& b = m.beam_direction[i];
+  const Vec3 d{-b[0], -b[1], -b[2]};
+  double tau = 0;
+  int zero_steps = 0;
+  wall = -1;
+  for (long seg = 0; seg <= kMaxSegments && zero_steps <= kMaxZeroSteps; ++seg) {
+    const Exit ex = exit_face(m.cells[t].plane, x.data(), d.data());
+    if (ex.face < 0) return 0.0;
+    tau += depth(t, x, d, ex.distance);
+    zero_steps = ex.distance > 0 ? 0 : zero_steps + 1;
+    for (int k = 0; k < 3; ++k) x[static_cast<std::size_t>(k)] += ex.distance * d[static_cast<std::size_t>(k)];
+    const int next = m.cells[t].across[ex.face];
+    if (next >= 0) {
+      t = static_cast<std::size_t>(next);
+      continue;
+    }
+    wall = -1 - next;
+    const auto& face = m.faces[static_cast<std::size_t>(wall)];
+    const double facing = b[0] * face.inward[0] + b[1] * face.inward[1] + b[2] * face.inward[2];
+    return face.group == m.beam_group[i] && facing > 0 ? std::exp(-tau) : 0.0;
+  }
+  return 0.0;
+}
+
 // What the tracer is for: Monte Carlo (user sources refused: it traces emission only) or the DG's
 // final gather (which integrates user sources itself).
 enum class Tracing { montecarlo, final_gather };
