@@ -840,22 +840,23 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     const mc::GatherControl control{cs.output.final_gather_min_rays, cs.output.final_gather_max_rays, cs.output.final_gather_tolerance};
     const auto g = mc::final_gather(tracer, in, points, control);
     const std::size_t nfp = walls.face_nodes();
-    for (std::size_t b = 0; b < walls.num_faces(); ++b)
+    for (std::size_t b = 0; b < walls.num_faces(); ++b) {
+      const auto& face = tracer.faces[b];
+      double entering = 0;  // the case's beams entering through this face (a window): leave the wall into the medium
+      for (std::size_t i = 0; i < tracer.beam_direction.size(); ++i)
+        if (const double c = dot3(tracer.beam_direction[i], face.inward); face.group == tracer.beam_group[i] && c > 0)
+          entering += tracer.beam_flux[i] * c;
       for (std::size_t j = 0; j < nfp; ++j) {
         const std::size_t k = b * nfp + j;
-        const auto& face = tracer.faces[b];
         const double emitted = walls.emissive_power(b, j);
         result.q_in[k] = g.q_in[k] + g.beam_q_in[k];
-        double entering = 0;  // the case's beams entering through this face (a window): leave the wall into the medium
-        for (std::size_t i = 0; i < tracer.beam_direction.size(); ++i)
-          if (const double c = dot3(tracer.beam_direction[i], face.inward); face.group == tracer.beam_group[i] && c > 0)
-            entering += tracer.beam_flux[i] * c;
         fields.q_net[k] = face.absorptivity * result.q_in[k] - emitted - face.irradiation - entering;  // absorbed - emitted
         result.q_out[k] = result.q_in[k] - fields.q_net[k];
         fields.q_emitted[k] = emitted;
         // the wall totals and energy_balance: the gathered walls (against the DG volume)
         fields.balance_q_in[k] = result.q_in[k], fields.balance_q_out[k] = result.q_out[k], fields.balance_q_net[k] = fields.q_net[k];
       }
+    }
     for (const auto& idx : index) {
       gathered.values.emplace_back();
       gathered.collimated.emplace_back();

@@ -643,8 +643,8 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   // directions with a sin(theta) cos(phi) + c cos(theta) < 0 leave through the other wall: for each
   // u the open arc |phi| <= phi0 and the blocked rest are sampled by the same v, weighted by their
   // shares phi0 / pi and 1 - phi0 / pi.
-  auto hemisphere = [&](const RayIntegrator& ray, const GatherControl& ctl, std::size_t t, const Vec3& x, const Vec3& inward,
-                        const Vec3& adjacent, Counters& c) {
+  const RayIntegrator ray(model, in, fields, reflected);
+  auto hemisphere = [&](std::size_t t, const Vec3& x, const Vec3& inward, const Vec3& adjacent, Counters& c) {
     const double cn = dot(adjacent, inward);
     Vec3 t1{adjacent[0] - cn * inward[0], adjacent[1] - cn * inward[1], adjacent[2] - cn * inward[2]};
     const double a = std::sqrt(dot(t1, t1));
@@ -670,34 +670,33 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
       if (open > 0) acc[0] += open * along(phi0 * (2 * v - 1));
       if (open < 1) acc[0] += (1 - open) * along(phi0 + (2 * kPi - 2 * phi0) * v);
     };
-    return integrate_point(sample, ctl.min_rays, ctl.max_rays, ctl.tolerance, floor_wall, kPi);
+    return integrate_point(sample, control.min_rays, control.max_rays, control.tolerance, floor_wall, kPi);
   };
-  // Points 0 .. count - 1 (the wall points, then the probes).
-  auto run_pass = [&](const RayIntegrator& ray, const GatherControl& ctl, std::size_t count) {
+  // The wall points, then the probes.
 #pragma omp parallel reduction(+ : segments, rays, at_max)
   {
   Counters c;
   c.sources = in.medium.source;  // this thread's copies
 #pragma omp for schedule(dynamic, 4)
-  for (std::int64_t pi = 0; pi < static_cast<std::int64_t>(count); ++pi) {
+  for (std::int64_t pi = 0; pi < static_cast<std::int64_t>(total); ++pi) {
     const auto p = static_cast<std::size_t>(pi);
     PointIntegral r;
     if (p < wall_points) {
       const auto [b, x, t] = wall_point(p);
       if (mirror(b)) continue;
-      r = hemisphere(ray, ctl, t, x, model.faces[b].inward, Vec3{0, 0, 0}, c);
+      r = hemisphere(t, x, model.faces[b].inward, Vec3{0, 0, 0}, c);
       at_points[p] = r.full[0], at_points_half[p] = r.half[0];
     } else {
       const auto& pt = probes[p - wall_points];
       if (pt.face >= 0) {
         const auto& face = model.faces[static_cast<std::size_t>(pt.face)];
-        r = hemisphere(ray, ctl, static_cast<std::size_t>(face.element), pt.x, face.inward, pt.adjacent_wall, c);
+        r = hemisphere(static_cast<std::size_t>(face.element), pt.x, face.inward, pt.adjacent_wall, c);
         out.probe_beam[p - wall_points] = {case_beams_into_wall(model, fields, static_cast<std::size_t>(face.element), pt.x, face.inward), 0, 0, 0};
         out.probe[p - wall_points] = {r.full[0], 0, 0, 0};
         out.probe_half[p - wall_points] = {r.half[0], 0, 0, 0};
       } else {
         const auto t = static_cast<std::size_t>(model.mesh.tracer_index[static_cast<std::size_t>(pt.element)]);
-        r = gather_sphere(ray, t, pt, ctl, floor_volume, c);
+        r = gather_sphere(ray, t, pt, control, floor_volume, c);
         out.probe_beam[p - wall_points] = case_beams_at(model, fields, t, pt.x);
         out.probe[p - wall_points] = r.full;
         out.probe_half[p - wall_points] = r.half;
@@ -708,9 +707,6 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   }
   segments += c.segments;
   }
-  };
-  const RayIntegrator ray(model, in, fields, reflected);
-  run_pass(ray, control, total);
   for (std::size_t b = 0; b < in.walls.num_faces(); ++b) {
     if (mirror(b)) {  // the DG's diffuse q_in
       for (std::size_t j = 0; j < nfp; ++j) out.q_in[b * nfp + j] = out.q_in_half[b * nfp + j] = in.q_in[b * nfp + j];

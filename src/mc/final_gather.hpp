@@ -23,6 +23,7 @@
 // quadrature points per face and projected (L2) onto the face nodes; perfect mirrors (symmetry
 // planes) keep the DG q_in.
 #include "angular/quadrature.hpp"
+#include "io/case_file.hpp"
 #include "mc/monte_carlo.hpp"
 #include "problem/problem.hpp"
 #include "transport/discretization.hpp"
@@ -53,11 +54,11 @@ struct GatherInput {
 };
 
 // Rays per receiver point: adaptive (min_rays, doubled to max_rays until the point's estimate meets
-// tolerance), or a fixed count (min_rays = max_rays, tolerance 0).
+// tolerance), or a fixed count (min_rays = max_rays, tolerance 0). The defaults are the case file's.
 struct GatherControl {
-  int min_rays = 128;
-  int max_rays = 4096;
-  double tolerance = 0.005;
+  int min_rays = io::OutputSpec{}.final_gather_min_rays;
+  int max_rays = io::OutputSpec{}.final_gather_max_rays;
+  double tolerance = io::OutputSpec{}.final_gather_tolerance;
 };
 
 struct GatherResult {
