@@ -2,6 +2,7 @@
 
 #include "app/device_backend.hpp"
 #include "app/distributed_run.hpp"
+#include "app/final_gather_run.hpp"
 #include "backend/device_data.hpp"
 #include "backend/device_tracer_data.hpp"
 
@@ -11,7 +12,6 @@
 #include "io/atomic_file.hpp"
 #include "io/case_file.hpp"
 #include "io/vtk_output.hpp"
-#include "mc/final_gather.hpp"
 #include "mc/monte_carlo.hpp"
 #include "mesh/tet_mesh.hpp"
 #include "output/radiation_output.hpp"
@@ -35,11 +35,11 @@
 #include <cmath>
 #include <iostream>
 #include <numeric>
+#include <optional>
 
 namespace dgrte::app {
 namespace {
 
-double dot3(const std::array<double, 3>& a, const std::array<double, 3>& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 // Per spectral point (a band of SNBCK/LBL, a gray gas of WSGG/SLW): its wavenumber interval, the
 // power it deposits in the volume and its flux into each wall group; the columns sum to the totals.
@@ -643,49 +643,6 @@ solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angul
 
 // `angular:` — the gray radiative-transfer solve over a quadrature. distributed: under mpirun,
 // every rank solves its piece; rank 0 writes the outputs.
-// The gather's own error (summary.json final_gather.error_estimate): per wall group the integral of
-// |q_in - q_in from half the rays| (W, and relative to the group's incident power), per probe line the
-// largest |value - value from half the rays| relative to the line's largest |value| (G or q_in).
-nlohmann::json gather_error_estimate(const transport::Discretization& disc, const problem::Walls& walls, const io::CaseSpec& cs,
-                                     const mc::GatherResult& g, const std::vector<std::vector<long>>& index) {
-  std::vector<double> diff(g.q_in.size());
-  for (std::size_t k = 0; k < diff.size(); ++k) diff[k] = std::abs(g.q_in[k] - g.q_in_half[k]);
-  const auto error = output::group_integrals(disc, walls, diff), incident = output::group_integrals(disc, walls, g.q_in);
-  nlohmann::json wall_groups = nlohmann::json::object();
-  for (const auto& [group, e] : error)
-    wall_groups[group] = {{"q_in_W", e}, {"relative", e / std::max(std::abs(incident.at(group)), 1e-300)}};
-  nlohmann::json probes = nlohmann::json::object();
-  for (std::size_t p = 0; p < index.size(); ++p) {
-    double largest = 0, worst = 0;
-    for (const long i : index[p]) {
-      if (i < 0) continue;
-      largest = std::max(largest, std::abs(g.probe[static_cast<std::size_t>(i)][0]));
-      worst = std::max(worst, std::abs(g.probe[static_cast<std::size_t>(i)][0] - g.probe_half[static_cast<std::size_t>(i)][0]));
-    }
-    probes[cs.output.probes[p].name] = {{"quantity", cs.output.probes[p].wall.empty() ? "G" : "q_in"},
-                                        {"relative", worst / std::max(largest, 1e-300)}};
-  }
-  return {{"walls", wall_groups},
-          {"probes", probes},
-          {"definition", "difference to the same gather from the first half of each point's rays (an overestimate: "
-                         "the half set's quadrature error); walls: integral of |difference| over the group [W] and relative to "
-                         "its incident power; probes: largest |difference| over the line / largest |value|"}};
-}
-
-// The ray effect the gather removed (summary.json final_gather.ray_effect): per wall group the DG's
-// incident and net power minus the gathered ones.
-nlohmann::json gather_ray_effect(const nlohmann::json& dg_walls, const nlohmann::json& gathered_walls) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& [group, dg] : dg_walls.items()) {
-    const auto& gw = gathered_walls.at(group);
-    const double q_in = dg["q_in_W"].get<double>() - gw["q_in_W"].get<double>();
-    out[group] = {{"q_in_W", q_in},
-                  {"q_net_W", dg["q_net_W"].get<double>() - gw["q_net_W"].get<double>()},
-                  {"relative", q_in / std::max(std::abs(gw["q_in_W"].get<double>()), 1e-300)}};
-  }
-  return out;
-}
-
 nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* distributed = nullptr) {
   const auto& cs = s.cs;
   const auto& disc = s.disc;
@@ -732,9 +689,9 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   gas::LoadedModel model = medium.has_gas_model() ? load_gas_model(s, medium.gas) : gas::LoadedModel{};
   const bool gather_on = cs.output.final_gather;
   if (gather_on) {
-    if (model.spectral)
-      throw InputError(fmt::format("{}: the final gather integrates the gray DG source along rays; it does not take a nongray model "
-                                   "(model:) in this version (remove output.final_gather, or compare with solver.method: montecarlo)",
+    if (model.spectral && distributed)
+      throw InputError(fmt::format("{}: the final gather of a nongray run gathers each spectral point's DG solution on one process; "
+                                   "under mpirun it runs for gray cases only (run without mpirun, or set output.final_gather: false)",
                                    cs.output.final_gather_where));
     for (const auto& p : medium.phase)
       if (!p.is_isotropic()) go.keep_intensities = true;  // the anisotropic scattering source needs every ordinate
@@ -744,9 +701,17 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   solver::GrayResult result;
   output::RadiationFields fields;
   spectral::SpectralResult spectral_run;
+  // Final gather: wall fluxes at every face and probe G, q from rays through the DG source (of every
+  // spectral point of a nongray run, as each is solved).
+  std::optional<FinalGatherRun> gather;
+  if (gather_on) gather.emplace(cs, disc, medium, walls, quad, beams);
   if (model.spectral) {
     spectral::SpectralOptions so;
     so.block_bytes = static_cast<std::size_t>(cs.solver.spectral_block_mb * 1024.0 * 1024.0);
+    if (gather)
+      so.point_solved = [&](int, const problem::Medium& point, const problem::Walls& point_walls, const solver::GrayResult& r) {
+        gather->add(point, point_walls, r);
+      };
     if (distributed) {
       const RootProblem root{&medium, &walls, nullptr, model.spectral.get()};
       result = solve_distributed(s, *distributed, quad, go, &root, &spectral_run, parallel_json);
@@ -764,134 +729,17 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                          : solver::solve_gray(disc, quad, medium, walls, go, &beams);
     fields = output::radiation_fields(disc, medium, walls, result);
   }
-  // Final gather: wall fluxes at every face node and probe G, q from rays through the DG source.
   nlohmann::json gather_json;
   output::GatheredProbes gathered;
   double gather_seconds = -1;
-  if (gather_on) {
-    const auto gather_start = Clock::now();
-    gather_json["dg_walls"] = output::wall_summary(disc, walls, fields);
-    gather_json["dg_energy_balance"] = output::energy_balance(disc, walls, fields, result);
-    const auto tracer = mc::build_model(cs, disc, medium, walls, mc::Tracing::final_gather);
-    std::vector<mc::ProbePoint> points;
-    std::vector<std::vector<long>> index;
-    const transport::PointLocator locator(disc);
-    std::vector<std::size_t> all_faces(walls.num_faces());
-    std::iota(all_faces.begin(), all_faces.end(), std::size_t{0});
-    // The images of the collimated beams in mirrors (generations >= 1) at each point, added to the
-    // gathered values: the DG's F_c (the gather attenuates the case's beams exactly itself).
-    std::vector<const solver::CollimatedBeam*> images;
-    for (const auto& beam : beams.beams)
-      if (beam.generation > 0) images.push_back(&beam);
-    std::vector<std::array<double, 4>> collimated;
-    auto image_wall_flux = [&](const output::WallPoint& at) {
-      const std::size_t nfp = walls.face_nodes();
-      const auto f = static_cast<int>(walls.element_face(at.face) % 4);
-      const Eigen::MatrixXd row = disc.ref.face_interpolation_matrix(f, {{at.l1, at.l2}});
-      double v = 0;
-      for (const auto* image : images)
-        if (const double c = dot3(image->direction, walls.normal(at.face)); c > 0)
-          for (std::size_t j = 0; j < nfp; ++j) v += row(0, static_cast<Eigen::Index>(j)) * c * image->F[walls.element_node(at.face * nfp + j)];
-      return v;
-    };
-    auto image_at = [&](const transport::PointLocator::Location& loc) {
-      std::array<double, 4> v{0, 0, 0, 0};
-      for (const auto* image : images) {
-        const double F = locator.evaluate(loc, image->F);
-        v[0] += F;
-        for (std::size_t c = 0; c < 3; ++c) v[c + 1] += F * image->direction[c];
-      }
-      return v;
-    };
-    for (const auto& probe : cs.output.probes) {
-      index.emplace_back();
-      if (!probe.wall.empty()) {  // point values on the wall (a point on an edge: its first face)
-        const auto hits = output::locate_wall_probe(probe, disc, walls);
-        const auto line = output::probe_points(probe);
-        for (std::size_t i = 0; i < hits.size(); ++i) {
-          index.back().push_back(static_cast<long>(points.size()));
-          points.push_back({line[i].first, -1, static_cast<long>(hits[i].front().face)});
-          collimated.push_back({image_wall_flux(hits[i].front()), 0, 0, 0});
-          const auto& own = tracer.faces[hits[i].front().face].inward;
-          for (const auto& other : output::wall_faces_at(line[i].first, disc, walls, all_faces))  // an edge: another wall's plane
-            if (const auto& n = tracer.faces[other.face].inward; std::abs(n[0] * own[0] + n[1] * own[1] + n[2] * own[2]) < 1 - 1e-6) {
-              points.back().adjacent_wall = n;
-              break;
-            }
-        }
-        continue;
-      }
-      for (const auto& [x, d] : output::probe_points(probe)) {
-        const auto loc = locator.locate(x);
-        index.back().push_back(loc ? static_cast<long>(points.size()) : -1);
-        if (!loc) continue;
-        points.push_back({x, static_cast<int>(loc->element), -1});
-        collimated.push_back(image_at(*loc));
-        if (const auto hits = output::wall_faces_at(x, disc, walls, all_faces); !hits.empty()) points.back().axis = tracer.faces[hits.front().face].inward;
-      }
-    }
-    // The gathered radiance is the diffuse part: the DG's G and q_in without the collimated beams
-    // (the gather attenuates the case's beams itself; their scattering is a source of it).
-    std::vector<double> diffuse_G = result.G, diffuse_q_in = result.q_in;
-    for (std::size_t k = 0; k < beams.G.size(); ++k) diffuse_G[k] -= beams.G[k];
-    for (std::size_t k = 0; k < beams.q_in.size(); ++k) diffuse_q_in[k] -= beams.q_in[k];
-    mc::GatherInput in{disc, medium, walls, quad, diffuse_G, result.intensities.empty() ? nullptr : &result.intensities, diffuse_q_in};
-    for (const auto* image : images) in.beams.push_back({image->direction, image->F});
-    const mc::GatherControl control{cs.output.final_gather_min_rays, cs.output.final_gather_max_rays, cs.output.final_gather_tolerance};
-    const auto g = mc::final_gather(tracer, in, points, control);
-    const std::size_t nfp = walls.face_nodes();
-    for (std::size_t b = 0; b < walls.num_faces(); ++b) {
-      const auto& face = tracer.faces[b];
-      double entering = 0;  // the case's beams entering through this face (a window): leave the wall into the medium
-      for (std::size_t i = 0; i < tracer.beam_direction.size(); ++i)
-        if (const double c = dot3(tracer.beam_direction[i], face.inward); face.group == tracer.beam_group[i] && c > 0)
-          entering += tracer.beam_flux[i] * c;
-      for (std::size_t j = 0; j < nfp; ++j) {
-        const std::size_t k = b * nfp + j;
-        const double emitted = walls.emissive_power(b, j);
-        result.q_in[k] = g.q_in[k] + g.beam_q_in[k];
-        fields.q_net[k] = face.absorptivity * result.q_in[k] - emitted - face.irradiation - entering;  // absorbed - emitted
-        result.q_out[k] = result.q_in[k] - fields.q_net[k];
-        fields.q_emitted[k] = emitted;
-        // the wall totals and energy_balance: the gathered walls (against the DG volume)
-        fields.balance_q_in[k] = result.q_in[k], fields.balance_q_out[k] = result.q_out[k], fields.balance_q_net[k] = fields.q_net[k];
-      }
-    }
-    for (const auto& idx : index) {
-      gathered.values.emplace_back();
-      gathered.collimated.emplace_back();
-      for (long i : idx) {
-        if (i < 0) {
-          gathered.values.back().push_back({NAN, NAN, NAN, NAN});
-          gathered.collimated.back().push_back({NAN, NAN, NAN, NAN});
-          continue;
-        }
-        auto v = g.probe[static_cast<std::size_t>(i)];
-        std::array<double, 4> beam{};
-        for (std::size_t c = 0; c < 4; ++c) beam[c] = g.probe_beam[static_cast<std::size_t>(i)][c] + collimated[static_cast<std::size_t>(i)][c];
-        for (std::size_t c = 0; c < 4; ++c) v[c] += beam[c];
-        gathered.values.back().push_back(v);
-        gathered.collimated.back().push_back(beam);
-      }
-    }
-    gathered.kappa = medium.kappa;
-    gather_json["error_estimate"] = gather_error_estimate(disc, walls, cs, g, index);
-    gather_json["ray_effect"] = gather_ray_effect(gather_json["dg_walls"], output::wall_summary(disc, walls, fields));
-    gather_json["rays_per_point"] = {{"min", control.min_rays}, {"max", control.max_rays},
-                                     {"mean", static_cast<double>(g.rays) / static_cast<double>(std::max<std::uint64_t>(g.points, 1))}};
-    gather_json["tolerance"] = control.tolerance;
-    gather_json["points_at_max_rays"] = g.points_at_max;
-    gather_json["receiver_points"] = g.points;
-    gather_json["rays"] = g.rays;
-    gather_json["segments"] = g.segments;
-    gather_json["seconds"] = g.seconds;
-    gather_json["rays_per_second"] = static_cast<double>(g.rays) / std::max(g.seconds, 1e-12);
-    gather_json["definition"] = "walls, walls.vtu, wall probes and volume-probe G, q recomputed by integrating the converged DG source "
-                                "along rays from every boundary face node and probe point; dg_walls / dg_energy_balance: the DG values";
-    s.log(fmt::format("  final gather: {} points, {:.0f} rays per point ({} to {}), {:.2f} s", g.points,
-                      static_cast<double>(g.rays) / static_cast<double>(std::max<std::uint64_t>(g.points, 1)), control.min_rays,
-                      control.max_rays, g.seconds));
-    gather_seconds = seconds_since(gather_start);  // with the tracer's set-up and the wall recompute
+  if (gather) {
+    if (!model.spectral) gather->add(medium, walls, result);
+    gather_json = gather->finish(result, fields, gathered);
+    gather_seconds = gather->seconds();
+    s.log(fmt::format("  final gather: {} points{}, {:.0f} rays per point ({} to {}), {:.2f} s", gather_json["receiver_points"].get<std::uint64_t>(),
+                      model.spectral ? fmt::format(" x {} spectral points", gather_json["spectral_points_gathered"].get<int>()) : std::string(),
+                      gather_json["rays_per_point"]["mean"].get<double>(), cs.output.final_gather_min_rays, cs.output.final_gather_max_rays,
+                      gather_seconds));
   }
   const double solve_seconds = seconds_since(s.start) - setup_seconds - std::max(gather_seconds, 0.0);
   const auto balance = output::energy_balance(disc, walls, fields, result);

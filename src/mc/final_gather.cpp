@@ -52,12 +52,13 @@ std::uint32_t owen_scramble(std::uint32_t x, std::uint32_t seed) {
   return reverse_bits(x);
 }
 
-std::pair<double, double> sobol2(std::uint32_t k) {
+std::pair<double, double> sobol2(std::uint32_t k, std::uint32_t scramble) {
   std::uint32_t a = 0, b = 0, v = 1u << 31;
   for (int j = 0; k != 0; ++j, k >>= 1, v ^= v >> 1)
     if (k & 1u) a ^= 1u << (31 - j), b ^= v;
   constexpr double kScale = 1.0 / 4294967296.0;
-  return {(owen_scramble(a, 0x8a3f21c5u) + 0.5) * kScale, (owen_scramble(b, 0x3c6ef372u) + 0.5) * kScale};
+  const std::uint32_t key = scramble * 0x9e3779b9u;  // 0: the gray gather's scrambling
+  return {(owen_scramble(a, 0x8a3f21c5u ^ key) + 0.5) * kScale, (owen_scramble(b, 0x3c6ef372u ^ (key >> 7 | key << 25)) + 0.5) * kScale};
 }
 
 // M_k(x) = integral_0^1 s^k exp(-x s) ds, k = 0..n (n <= 8). Below x = 2: M_n from its series
@@ -523,7 +524,7 @@ PointIntegral integrate_point(Sample&& sample, int min_samples, int max_samples,
 PointIntegral gather_sphere(const RayIntegrator& ray, std::size_t t, const ProbePoint& pt, const GatherControl& control, double floor,
                             Counters& c) {
   auto sample = [&](std::uint32_t k, std::array<double, 4>& acc) {
-    const auto [u, v] = sobol2(k);
+    const auto [u, v] = sobol2(k, control.scramble);
     const Vec3 d = scatter_direction(pt.axis, 1 - u, v);
     for (const double sign : {1.0, -1.0}) {
       const Vec3 ds{sign * d[0], sign * d[1], sign * d[2]};
@@ -653,7 +654,7 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
       for (double& v : t1) v /= a;
     const Vec3 t2{inward[1] * t1[2] - inward[2] * t1[1], inward[2] * t1[0] - inward[0] * t1[2], inward[0] * t1[1] - inward[1] * t1[0]};
     auto sample = [&](std::uint32_t k, std::array<double, 4>& acc) {
-      const auto [u, v] = sobol2(k);
+      const auto [u, v] = sobol2(k, control.scramble);
       if (!edge) {
         acc[0] += ray.radiance(t, x, scatter_direction(inward, std::sqrt(1 - u), v), c);
         return;
@@ -728,6 +729,26 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   out.segments = segments;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
+}
+
+void accumulate(GatherResult& total, const GatherResult& part) {
+  if (total.q_in.empty() && total.probe.empty()) {
+    total = part;
+    return;
+  }
+  auto add = [](auto& to, const auto& from) {
+    if (to.size() != from.size()) throw std::logic_error("mc::accumulate: gathers of different receivers");
+    for (std::size_t i = 0; i < to.size(); ++i) to[i] += from[i];
+  };
+  auto add4 = [](auto& to, const auto& from) {
+    if (to.size() != from.size()) throw std::logic_error("mc::accumulate: gathers of different receivers");
+    for (std::size_t i = 0; i < to.size(); ++i)
+      for (std::size_t c = 0; c < 4; ++c) to[i][c] += from[i][c];
+  };
+  add(total.q_in, part.q_in), add(total.q_in_half, part.q_in_half), add(total.beam_q_in, part.beam_q_in);
+  add4(total.probe, part.probe), add4(total.probe_half, part.probe_half), add4(total.probe_beam, part.probe_beam);
+  total.rays += part.rays, total.segments += part.segments, total.points_at_max += part.points_at_max;
+  total.seconds += part.seconds;
 }
 
 }  // namespace dgrte::mc

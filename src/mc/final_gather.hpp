@@ -59,6 +59,9 @@ struct GatherControl {
   int min_rays = io::OutputSpec{}.final_gather_min_rays;
   int max_rays = io::OutputSpec{}.final_gather_max_rays;
   double tolerance = io::OutputSpec{}.final_gather_tolerance;
+  // Selects the Owen scrambling of the directions: the gathers of a nongray run's spectral points
+  // take different ones, so that their quadrature errors do not line up in the sum.
+  std::uint32_t scramble = 0;
 };
 
 struct GatherResult {
@@ -80,5 +83,9 @@ struct GatherResult {
 
 // model: the tracer (build_model) of the same mesh and walls.
 GatherResult final_gather(const McModel& model, const GatherInput& in, const std::vector<ProbePoint>& probes, const GatherControl& control);
+
+// Adds another spectral point's gather (same receivers) to total: values, halves and beams add,
+// counts and seconds add; points stays that of one gather.
+void accumulate(GatherResult& total, const GatherResult& part);
 
 }  // namespace dgrte::mc

@@ -228,6 +228,12 @@ double wall_value(const transport::Discretization& disc, const problem::Walls& w
   return sum / static_cast<double>(hits.size());
 }
 
+double point_value(const transport::Discretization& disc, const problem::Walls& walls, const transport::PointLocator& locator,
+                   const transport::PointLocator::Location& loc, const std::vector<WallPoint>& hits, std::span<const double> nodal,
+                   std::span<const double> wall) {
+  return !hits.empty() && !wall.empty() ? wall_value(disc, walls, hits, wall) : locator.evaluate(loc, nodal);
+}
+
 std::vector<std::vector<WallPoint>> locate_wall_probe(const io::ProbeSpec& probe, const transport::Discretization& disc,
                                                       const problem::Walls& walls) {
   std::vector<std::size_t> faces;
@@ -298,8 +304,7 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
       // is not the wall's outgoing intensity; docs/case-file.md).
       const std::array<const std::vector<double>*, 5> on_wall{&r.wall_G, &r.wall_qx, &r.wall_qy, &r.wall_qz, &fields.wall_divq};
       auto value = [&](const transport::PointLocator::Location& loc, const std::vector<WallPoint>& hits, std::size_t c) {
-        if (c < on_wall.size() && !hits.empty() && !on_wall[c]->empty()) return wall_value(disc, walls, hits, *on_wall[c]);
-        return locator.evaluate(loc, *columns[c].second);
+        return point_value(disc, walls, locator, loc, hits, *columns[c].second, c < on_wall.size() ? *on_wall[c] : std::span<const double>());
       };
       int outside = 0;
       for (int i = 0; i < probe.points; ++i) {
@@ -315,10 +320,9 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
           const auto& gv = (*gather)[static_cast<std::size_t>(i)];
           std::vector<double> dg;
           for (std::size_t c = 0; c < columns.size(); ++c) dg.push_back(value(*loc, hits, c));
-          const double kappa = locator.evaluate(*loc, gathered->kappa);
           std::vector<double> out = dg;
           for (int k = 0; k < 4; ++k) out[static_cast<std::size_t>(k)] = gv[static_cast<std::size_t>(k)];
-          out[4] = dg[4] + kappa * (dg[0] - gv[0]);  // divq = emission - kappa G with the gathered G
+          out[4] = dg[4] + gathered->divq_shift[probe_index - 1][static_cast<std::size_t>(i)];  // emission - kappa G, gathered G
           if (columns.size() >= 10 && probe_index - 1 < gathered->collimated.size() && !gathered->collimated[probe_index - 1].empty())
             for (std::size_t k = 0; k < 4; ++k) out[6 + k] = gathered->collimated[probe_index - 1][static_cast<std::size_t>(i)][k];
           for (double v : out) text += fmt::format(",{:.12g}", v);

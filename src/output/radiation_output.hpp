@@ -8,6 +8,7 @@
 #include "problem/problem.hpp"
 #include "solver/gray_solver.hpp"
 #include "transport/discretization.hpp"
+#include "transport/field_evaluation.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -90,15 +91,23 @@ std::vector<std::pair<io::Vec3, double>> probe_points(const io::ProbeSpec& probe
 // InputError naming the probe and the point).
 // The final gather's probe values (optional): per probe, per point (G, qx, qy, qz) replacing the DG
 // values of volume probes, whose DG values then go to G_dg, qx_dg, qy_dg, qz_dg; for wall probes
-// (q_in, 0, 0, 0), the gathered point value (q_net follows with the wall's absorptivity); kappa at
-// the nodes for div q.
+// (q_in, 0, 0, 0), the gathered point value (q_net follows with the wall's absorptivity).
 struct GatheredProbes {
   std::vector<std::vector<std::array<double, 4>>> values;
   // Per probe and point: the collimated beams' G, qx, qy, qz as the gather evaluated them (written
   // as the *_collimated columns; empty: the DG's).
   std::vector<std::vector<std::array<double, 4>>> collimated;
-  std::span<const double> kappa;
+  // Per probe and point: added to the DG div q = emission - kappa G: kappa (G_dg - G_gathered),
+  // summed over the spectral points of a nongray run (kappa_j, G_j).
+  std::vector<std::vector<double>> divq_shift;
 };
+
+// A nodal field's value at a located probe point: on a wall (hits non-empty) and where the walls'
+// values exist (wall: per boundary face node), theirs (GrayResult::wall_G; the mean of an edge's
+// walls), else the element's polynomial.
+double point_value(const transport::Discretization& disc, const problem::Walls& walls, const transport::PointLocator& locator,
+                   const transport::PointLocator::Location& loc, const std::vector<WallPoint>& hits, std::span<const double> nodal,
+                   std::span<const double> wall);
 void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, const transport::Discretization& disc,
                   const problem::Walls& walls, const solver::GrayResult& result, const RadiationFields& fields,
                   std::vector<std::string>& warnings, const GatheredProbes* gathered = nullptr);

@@ -278,6 +278,7 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
                             add_to(out.fields.wall_divq, fields.wall_divq);
                             if (j == 0) out.fields.face_area = fields.face_area;
                             out.points.push_back(point_totals(disc, point_walls, fields, model, j, out.wall_groups, solved, opt.local_mesh != nullptr));
+                            if (so.point_solved) so.point_solved(j, point, point_walls, r);
                             if (progress)
                               progress(fmt::format("  spectral point {} / {}: {} outer iterations, {} transport sweeps", j + 1,
                                                    out.spectral_points, r.outer_iterations, r.transport_sweeps));

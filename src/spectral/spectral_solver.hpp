@@ -30,6 +30,9 @@ struct SpectralOptions {
   // depend on the partition, and the range checks and point totals count each rank's owned nodes
   // and walls once.
   const parallel::LocalMesh* local_mesh = nullptr;
+  // Called after each point's solve with its gray problem and converged solution (the final gather
+  // integrates every point's DG source along rays), before the point's fields are dropped.
+  std::function<void(int, const problem::Medium&, const problem::Walls&, const solver::GrayResult&)> point_solved;
 };
 
 // What one spectral point contributed (the per-band or per-gray-gas breakdown of the totals).
