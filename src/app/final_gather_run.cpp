@@ -145,6 +145,10 @@ void FinalGatherRun::add(const problem::Medium& medium, const problem::Walls& wa
   mc::GatherControl control = control_;
   control.scramble = static_cast<std::uint32_t>(gathers_);
   const auto g = mc::final_gather(tracer_, in, points_, control);
+  per_point_.push_back({{"rays_per_point", static_cast<double>(g.rays) / static_cast<double>(std::max<std::uint64_t>(g.points, 1))},
+                        {"segments_per_ray", static_cast<double>(g.segments) / static_cast<double>(std::max<std::uint64_t>(g.rays, 1))},
+                        {"points_at_max_rays", g.points_at_max},
+                        {"seconds", g.seconds}});
   // div q at the volume probes: emission - kappa G, so the gathered G moves it by kappa (G_dg - G).
   for (std::size_t i = 0; i < points_.size(); ++i) {
     if (!location_[i]) continue;
@@ -212,6 +216,7 @@ nlohmann::json FinalGatherRun::finish(solver::GrayResult& result, output::Radiat
   out["points_at_max_rays"] = g.points_at_max;
   out["receiver_points"] = g.points;
   out["spectral_points_gathered"] = gathers_;
+  if (gathers_ > 1) out["per_spectral_point"] = per_point_;  // where a nongray gather's rays went
   out["rays"] = g.rays;
   out["segments"] = g.segments;
   out["rays_per_second"] = static_cast<double>(g.rays) / std::max(g.seconds, 1e-12);

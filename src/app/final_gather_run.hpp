@@ -59,6 +59,7 @@ class FinalGatherRun {
   std::vector<std::array<double, 4>> images_;  // beam images in mirrors at each point (the DG's F_c)
   std::vector<double> divq_shift_;  // per point: sum over the gathers of kappa (G_dg - G_gathered)
   mc::GatherResult total_;
+  nlohmann::json per_point_ = nlohmann::json::array();  // per gather: rays per point, segments per ray, seconds
   int gathers_ = 0;
   double seconds_ = 0;
 };

@@ -18,7 +18,8 @@ namespace dgrte::mc {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
-constexpr double kMaxOpticalStep = 0.2;     // sub-interval optical thickness along a ray
+constexpr double kMaxDelta = 0.02;  // a chord's sub-intervals: the largest deviation of tau from linear (see segment)
+constexpr double kThinChord = 0.1;  // below this optical thickness a chord takes the short rule (see segment)
 // A ray stops below this transmission: what it would still collect is at most this times the
 // largest source / sigma_t or wall radiance ahead (a bias of 1e-6 of it, far below the tolerance).
 constexpr double kMinTransmission = 1e-6;
@@ -119,6 +120,9 @@ struct Fields {
   // A segment's source as a polynomial in s = t / l: its values at the p + 1 Gauss points s_i of
   // [0, 1] times to_monomials (row-major, (p + 1)^2) give the coefficients of s^k.
   std::vector<double> gauss_s, gauss_w, to_monomials;
+  // The same with thin_points Gauss points, for optically thin chords.
+  int thin_points = 2;
+  std::vector<double> thin_s, thin_w, thin_to_monomials;
 
   // Monomials of the local coordinates of x in element e.
   void monomials(std::size_t e, const Vec3& x, double* out) const {
@@ -204,16 +208,19 @@ Fields make_fields(const GatherInput& in, const std::vector<BeamField>& beam_fie
   f.centre.resize(K), f.scale.resize(K);
   f.sigma_t.assign(K * np, 0.0), f.source.assign(K * np, 0.0);
   f.sigma_t_max.assign(K, 0.0), f.sigma_t_constant.assign(K, 0), f.anisotropic.assign(K, 0);
-  {
-    gas::gauss_legendre_01(f.order + 1, f.gauss_s, f.gauss_w);
-    const int n = f.order + 1;
+  // Gauss points of [0, 1] and the map from values there to monomial coefficients.
+  auto gauss_rule = [](int n, std::vector<double>& x, std::vector<double>& w, std::vector<double>& to_monomials) {
+    gas::gauss_legendre_01(n, x, w);
     Eigen::MatrixXd V(n, n);
     for (int i = 0; i < n; ++i)
-      for (int k = 0; k < n; ++k) V(i, k) = std::pow(f.gauss_s[static_cast<std::size_t>(i)], k);
+      for (int k = 0; k < n; ++k) V(i, k) = std::pow(x[static_cast<std::size_t>(i)], k);
     const Eigen::MatrixXd inv = V.inverse();
     for (int k = 0; k < n; ++k)
-      for (int i = 0; i < n; ++i) f.to_monomials.push_back(inv(k, i));
-  }
+      for (int i = 0; i < n; ++i) to_monomials.push_back(inv(k, i));
+  };
+  gauss_rule(f.order + 1, f.gauss_s, f.gauss_w, f.to_monomials);
+  f.thin_points = std::max(2, (f.order + 2) / 2);
+  gauss_rule(f.thin_points, f.thin_s, f.thin_w, f.thin_to_monomials);
   bool any_anisotropic = false;
   for (std::size_t el = 0; el < K; ++el) {
     const int op = in.medium.scattering_of_element.empty() ? -1 : in.medium.scattering_of_element[el];
@@ -381,43 +388,90 @@ class RayIntegrator {
       }
       return user < 0 ? S : S + c.sources[static_cast<std::size_t>(user)](y, s_rad);
     };
-    if (f_.sigma_t_constant[e]) {
-      // S(l s) = sum_k c_k s^k exactly (degree p along a line): integral = l sum_k c_k M_k(sigma_t l).
-      const int n = f_.order + 1;
-      double values[9], moments[9];
-      for (int i = 0; i < n; ++i) values[i] = source_at(l * f_.gauss_s[static_cast<std::size_t>(i)]);
-      const double beta = f_.sigma_t_max[e];
-      const double transmission = exp_moments(beta * l, n - 1, moments);
-      double integral = 0;
-      for (int k = 0; k < n; ++k) integral += dot_n(&f_.to_monomials[static_cast<std::size_t>(k * n)], values, static_cast<std::size_t>(n)) * moments[k];
+    // Along the chord, t = l s, the element's source S and sigma_t are polynomials of degree p in s:
+    // their values at the p + 1 Gauss points give their coefficients, and the optical depth
+    // tau(s) = l integral_0^s sigma_t is a polynomial of degree p + 1, exact. On each sub-interval
+    // [s_a, s_b] (length h, optical thickness tau_b - tau_a = beta h):
+    //   integral S exp(-tau) dt = exp(-tau_a) integral_0^h f(u) exp(-beta u) du,
+    //   f(u) = S exp(-delta(u)),  delta(u) = tau(s_a + u / l) - tau_a - beta u,
+    // with f fitted by its p + 1 Gauss values and the moments of exp(-beta u) exact (exp_moments).
+    // delta vanishes at both ends and where sigma_t is uniform (then the integral is exact for the
+    // source polynomial); sub-intervals keep |delta| <= kMaxDelta (about Delta(sigma_t) h / 8 for a
+    // linear sigma_t), so that f is smooth however thick the sub-interval is.
+    const double* c_beta = &f_.sigma_t[e * np];
+    const bool uniform = f_.sigma_t_constant[e];
+    if (f_.sigma_t_max[e] * l <= kThinChord) {
+      // An optically thin chord: sigma_t constant (its Gauss mean) and the source fitted at m =
+      // max(2, (p + 2) / 2) Gauss points, which is Gauss's rule, exact for the degree-p source, as
+      // tau -> 0; the neglected variation of sigma_t and the fit's error scale with tau.
+      const auto m = static_cast<std::size_t>(f_.thin_points);
+      double S_val[9], moments[9], tau = 0;
+      for (std::size_t i = 0; i < m; ++i) {
+        S_val[i] = source_at(l * f_.thin_s[i]);
+        tau += f_.thin_w[i] * (uniform ? f_.sigma_t_max[e] : dot_n(mono, c_beta, np));
+      }
+      tau = std::max(0.0, tau * l);
+      const double transmission = exp_moments(tau, static_cast<int>(m) - 1, moments);
+      double integral = 0, S_end = 0;
+      for (std::size_t k = 0; k < m; ++k) {
+        const double c = dot_n(&f_.thin_to_monomials[k * m], S_val, m);
+        integral += c * moments[k];
+        S_end += c;
+      }
       T *= transmission;
-      tail = beta > 0 ? values[n - 1] / beta : 0.0;
+      tail = tau > 0 ? S_end * l / tau : 0.0;
       return l * integral;
     }
-    const double* c_beta = &f_.sigma_t[e * np];
-    const int n_sub = std::max(1, static_cast<int>(std::ceil(f_.sigma_t_max[e] * l / kMaxOpticalStep)));
-    const double h = l / n_sub;
-    // Per sub-interval: beta constant (the mean of its two Gauss values), S linear through them,
-    // integral_0^h S(t) exp(-beta t) dt exactly (a constant source and beta give the exact answer).
-    double integral = 0, Tsub = 1, k_last = 0, s_last = 0;
-    for (int s = 0; s < n_sub; ++s) {
-      double beta[2], src[2];
-      for (int q = 0; q < 2; ++q) {
-        const double tq = h * (s + 0.5 + (q == 0 ? -0.5 : 0.5) / std::sqrt(3.0));
-        src[q] = source_at(tq);
-        beta[q] = dot_n(mono, c_beta, np);
-      }
-      const double k = std::max(0.0, 0.5 * (beta[0] + beta[1]));
-      const double s0 = 0.5 * (src[0] + src[1]);
-      const double s1 = (src[1] - src[0]) * std::sqrt(3.0) / h;  // slope
-      double M[2];  // integral_0^h t^j exp(-k t) dt = h^(j+1) M_j(k h)
-      const double transmission = exp_moments(k * h, 1, M);
-      integral += Tsub * h * (s0 * M[0] + s1 * h * (M[1] - 0.5 * M[0]));
-      Tsub *= transmission;
-      k_last = k, s_last = src[1];
+    const int n = f_.order + 1;
+    const auto un = static_cast<std::size_t>(n);
+    double S_val[9], beta_val[9], S_coef[9], beta_coef[9], tau_coef[10];
+    for (std::size_t i = 0; i < un; ++i) {
+      S_val[i] = source_at(l * f_.gauss_s[i]);  // leaves the point's monomials in mono
+      beta_val[i] = uniform ? f_.sigma_t_max[e] : dot_n(mono, c_beta, np);
     }
-    T *= Tsub;
-    tail = k_last > 0 ? s_last / k_last : 0.0;
+    double beta_lo = beta_val[0], beta_hi = beta_val[0];
+    for (std::size_t i = 0; i < un; ++i) beta_lo = std::min(beta_lo, beta_val[i]), beta_hi = std::max(beta_hi, beta_val[i]);
+    for (std::size_t k = 0; k < un; ++k) {
+      S_coef[k] = dot_n(&f_.to_monomials[k * un], S_val, un);
+      beta_coef[k] = dot_n(&f_.to_monomials[k * un], beta_val, un);
+      tau_coef[k + 1] = l * beta_coef[k] * kReciprocal[k + 1];
+    }
+    tau_coef[0] = 0;
+    auto horner = [](const double* c, std::size_t count, double x) {
+      double v = c[count - 1];
+      for (std::size_t k = count - 1; k-- > 0;) v = v * x + c[k];
+      return v;
+    };
+    auto tau_at = [&](double x) { return horner(tau_coef, un + 1, x); };
+    // User sources and the pointwise beams of cut elements are not polynomials: evaluated again at
+    // each sub-interval's points.
+    const bool polynomial = user < 0 && n_cut == 0;
+    const int n_sub = uniform ? 1 : std::max(1, static_cast<int>(std::ceil(std::sqrt((beta_hi - beta_lo) * l / (8 * kMaxDelta)))));
+    const double step = 1.0 / n_sub, h = l * step;
+    double integral = 0, tau_a = 0, T_a = 1;
+    for (int sub = 0; sub < n_sub; ++sub) {
+      const double s_a = sub * step;
+      const double tau_b = std::max(tau_a, tau_at(s_a + step));  // sigma_t's polynomial may dip below 0
+      const double beta = (tau_b - tau_a) / h;
+      double f_val[9];
+      for (std::size_t i = 0; i < un; ++i) {
+        const double u = f_.gauss_s[i], x = s_a + step * u;
+        const double S = n_sub == 1 ? S_val[i] : polynomial ? horner(S_coef, un, x) : source_at(l * x);
+        const double delta = uniform ? 0.0 : tau_at(x) - tau_a - beta * h * u;
+        f_val[i] = delta == 0 ? S : S * std::exp(-delta);
+      }
+      double moments[9];
+      const double transmission = exp_moments(beta * h, n - 1, moments);
+      double part = 0;
+      for (std::size_t k = 0; k < un; ++k) part += dot_n(&f_.to_monomials[k * un], f_val, un) * moments[k];
+      integral += T_a * h * part;
+      T_a *= transmission;
+      tau_a = tau_b;
+    }
+    T *= T_a;
+    // The tail beyond a stopping ray: S / sigma_t at the chord's end.
+    const double beta_end = horner(beta_coef, un, 1.0), S_end = polynomial ? horner(S_coef, un, 1.0) : source_at(l);
+    tail = beta_end > 0 ? S_end / beta_end : 0.0;
     return integral;
   }
 

@@ -8,12 +8,13 @@
 //   S(y, s) = kappa I_b + sigma_s / (4 pi) sum_m w_m Phi(s_m . s) I_m(y)       (the DG source)
 //             + S_user(y, s) + sigma_s sum_beams F_c(y) Phi(s_c . s) / 4 pi  (user sources, collimated beams)
 // with sigma_t, kappa I_b and the DG intensities evaluated by the element polynomials (exact DG
-// fields, not element means), integrated per element on sub-intervals (sigma_t l <= 0.2) with
-// two-point Gauss and exact attenuation. Where the ray meets a wall: I_w = (eps sigma T_w^4 +
+// fields, not element means). Along each element's chord the source and sigma_t are polynomials:
+// the optical depth is integrated exactly, and the source against exp(-tau) by exact moments, on
+// sub-intervals short enough that tau stays close to linear on each (exact where sigma_t is uniform
+// in the element). Where the ray meets a wall: I_w = (eps sigma T_w^4 +
 // irradiation) / pi + rho_d d q_in^DG (the face mean of the DG incident flux with the DG's factor d
 // for the diffuse reflection, a second-order term), and the specular part followed along the
-// mirrored ray. Where sigma_t is constant in an element the segment integral is exact for the
-// element's source polynomial (moments of exp(-sigma_t l s)); elsewhere sub-intervals (sigma_t l <= 0.2).
+// mirrored ray.
 // Directions: the 2-D Sobol' sequence mapped to the sphere (volume points, antipodal pairs) or to
 // the cosine-weighted hemisphere (wall points): deterministic, no noise, and nested, so that doubling
 // a point's rays keeps the earlier ones. Each point starts with min_rays and doubles until its value
