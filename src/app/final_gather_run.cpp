@@ -60,7 +60,8 @@ nlohmann::json ray_effect(const nlohmann::json& dg_walls, const nlohmann::json& 
 }  // namespace
 
 FinalGatherRun::FinalGatherRun(const io::CaseSpec& cs, const transport::Discretization& disc, const problem::Medium& medium,
-                               const problem::Walls& walls, const angular::Quadrature& quad, const solver::Collimated& beams)
+                               const problem::Walls& walls, const angular::Quadrature& quad, const solver::Collimated& beams,
+                               mc::GatherTracer tracer, std::string tracer_name)
     : cs_(cs),
       disc_(disc),
       medium_(medium),
@@ -69,7 +70,8 @@ FinalGatherRun::FinalGatherRun(const io::CaseSpec& cs, const transport::Discreti
       beams_(beams),
       tracer_(mc::build_model(cs, disc, medium, walls, mc::Tracing::final_gather)),
       locator_(disc),
-      control_{cs.output.final_gather_min_rays, cs.output.final_gather_max_rays, cs.output.final_gather_tolerance} {
+      control_{cs.output.final_gather_min_rays, cs.output.final_gather_max_rays, cs.output.final_gather_tolerance, 0, std::move(tracer),
+               std::move(tracer_name)} {
   std::vector<std::size_t> all_faces(walls.num_faces());
   std::iota(all_faces.begin(), all_faces.end(), std::size_t{0});
   // The images of the collimated beams in mirrors (generations >= 1) at each point, added to the
@@ -157,6 +159,7 @@ void FinalGatherRun::add(const problem::Medium& medium, const problem::Walls& wa
     const double G = g.probe[i][0] + g.probe_beam[i][0] + images_[i][0];
     divq_shift_[i] += locator_.evaluate(loc, medium.kappa) * (G_dg - G);
   }
+  if (traced_by_.empty()) traced_by_ = g.traced_by;
   mc::accumulate(total_, g);
   ++gathers_;
   seconds_ += seconds_since(t0);
@@ -219,6 +222,7 @@ nlohmann::json FinalGatherRun::finish(solver::GrayResult& result, output::Radiat
   if (gathers_ > 1) out["per_spectral_point"] = per_point_;  // where a nongray gather's rays went
   out["rays"] = g.rays;
   out["segments"] = g.segments;
+  out["traced_by"] = traced_by_;
   out["rays_per_second"] = static_cast<double>(g.rays) / std::max(g.seconds, 1e-12);
   out["definition"] = "walls, walls.vtu, wall probes and volume-probe G, q recomputed by integrating the converged DG source "
                       "along rays from every boundary face quadrature point and probe point (a nongray run: each spectral "

@@ -26,8 +26,11 @@ class FinalGatherRun {
  public:
   // medium, walls: the run's (for a nongray run the gray walls and the gas state); beams: the gray
   // run's collimated beams (none for nongray runs). Locates the probes.
+  // tracer (optional): where the rays run (an OpenCL device, backend::device_gather_tracer), named
+  // tracer_name in summary.json final_gather.traced_by; empty: the host loop.
   FinalGatherRun(const io::CaseSpec& cs, const transport::Discretization& disc, const problem::Medium& medium,
-                 const problem::Walls& walls, const angular::Quadrature& quad, const solver::Collimated& beams);
+                 const problem::Walls& walls, const angular::Quadrature& quad, const solver::Collimated& beams,
+                 mc::GatherTracer tracer = {}, std::string tracer_name = {});
 
   // Gathers one converged DG solution and adds it: medium and walls are those it was solved with
   // (a spectral point's), result its G, q_in (totals with the beams) and intensities.
@@ -61,6 +64,7 @@ class FinalGatherRun {
   mc::GatherResult total_;
   nlohmann::json per_point_ = nlohmann::json::array();  // per gather: rays per point, segments per ray, seconds
   int gathers_ = 0;
+  std::string traced_by_;
   double seconds_ = 0;
 };
 

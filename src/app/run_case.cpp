@@ -704,7 +704,16 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   // Final gather: wall fluxes at every face and probe G, q from rays through the DG source (of every
   // spectral point of a nongray run, as each is solved).
   std::optional<FinalGatherRun> gather;
-  if (gather_on) gather.emplace(cs, disc, medium, walls, quad, beams);
+  if (gather_on) {
+    // solver.backend opencl: the gather's rays run on the device too (opencl/final_gather.cl).
+    mc::GatherTracer tracer;
+    std::string tracer_name;
+    if (backend_choice.opencl) {
+      tracer = backend::device_gather_tracer(backend_choice.options.device, backend_choice.options.cache_dir);
+      tracer_name = device ? "opencl: " + device->device().label() : "opencl: " + backend_choice.options.device;
+    }
+    gather.emplace(cs, disc, medium, walls, quad, beams, std::move(tracer), std::move(tracer_name));
+  }
   if (model.spectral) {
     spectral::SpectralOptions so;
     so.block_bytes = static_cast<std::size_t>(cs.solver.spectral_block_mb * 1024.0 * 1024.0);

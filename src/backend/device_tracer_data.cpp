@@ -67,4 +67,19 @@ mc::BatchTracer device_batch_tracer(std::shared_ptr<device::DeviceTracer> tracer
   };
 }
 
+mc::GatherTracer device_gather_tracer(const std::string& device, const std::string& cache_dir,
+                                      std::shared_ptr<std::shared_ptr<device::DeviceGather>> opened) {
+  if (!opened) opened = std::make_shared<std::shared_ptr<device::DeviceGather>>();
+  return [device, cache_dir, opened](const mc::GatherArrays& a, const std::vector<std::uint32_t>& tasks, std::uint32_t scramble, bool fresh,
+                                     std::uint64_t& segments) {
+    auto& gather = *opened;
+    if (!gather) gather = std::make_shared<device::DeviceGather>(device::GatherGeometry{a.planes, a.across, a.original}, device, cache_dir);
+    if (fresh) {
+      gather->set_fields({a.order, a.terms, a.thin_points, a.exponents, a.element, a.sigma_t, a.source, a.rules, a.faces});
+      gather->set_receivers({a.receivers, a.receiver_int});
+    }
+    return gather->trace(tasks, scramble, &segments);
+  };
+}
+
 }  // namespace dgrte::backend

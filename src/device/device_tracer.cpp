@@ -2,6 +2,7 @@
 
 #include "device/cl_handles.hpp"
 #include "device/cl_program.hpp"
+#include "device/cl_session.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,15 +12,13 @@
 namespace dgrte::device {
 
 struct DeviceTracer::Impl {
-  DeviceInfo info;
-  cl_device_id dev = nullptr;
-  cl::Context context;
-  cl::Queue queue;
+  explicit Impl(const std::string& device) : session(device, "the Monte Carlo tracer's") {}
+  ClSession session;
   cl::Program program;
   cl::Kernel forward, random;
   bool cache_hit = false;
   double build_seconds = 0;
-  std::size_t K = 0, F = 0, to_device = 0, from_device = 0;
+  std::size_t K = 0, F = 0, from_device = 0;
   // The scalars of the geometry (its arrays live on the device only).
   double diameter = 0, roulette_below = 0, roulette_weight = 0;
   long max_segments = 0;
@@ -31,49 +30,26 @@ struct DeviceTracer::Impl {
 
   template <typename T>
   cl::Memory upload(const std::vector<T>& v, const char* what) {
-    const std::size_t bytes = std::max<std::size_t>(v.size() * sizeof(T), 16);
-    cl_int err = CL_SUCCESS;
-    cl::Memory m(clCreateBuffer(context.get(), CL_MEM_READ_WRITE, bytes, nullptr, &err));
-    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY)
-      throw DeviceError(info.label() + ": out of device memory for the tracer's " + what + " (" + std::to_string(bytes) + " bytes)");
-    cl::check(err, "clCreateBuffer", what);
-    if (!v.empty()) {
-      cl::check(clEnqueueWriteBuffer(queue.get(), m.get(), CL_TRUE, 0, v.size() * sizeof(T), v.data(), 0, nullptr, nullptr),
-                "clEnqueueWriteBuffer", what);
-      to_device += v.size() * sizeof(T);
-    }
-    return m;
+    return session.upload(v, what);
   }
-
   template <typename T>
   void arg(cl_kernel k, cl_uint i, const T& value) {
-    cl::check(clSetKernelArg(k, i, sizeof(T), &value), "clSetKernelArg", "mc_forward");
-  }
-  void arg(cl_kernel k, cl_uint i, const cl::Memory& m) {
-    const cl_mem h = m.get();
-    cl::check(clSetKernelArg(k, i, sizeof(cl_mem), &h), "clSetKernelArg", "mc_forward");
+    set_arg(k, i, value, "mc_forward");
   }
 };
 
 DeviceTracer::DeviceTracer(const TracerGeometry& geometry, const std::string& device, const std::string& cache_dir)
-    : impl_(std::make_unique<Impl>()) {
+    : impl_(std::make_unique<Impl>(device)) {
   auto& m = *impl_;
-  m.info = select_device(device);
-  m.dev = cl::device_id(m.info);
-  if (!m.info.fp64) throw DeviceError(m.info.label() + " has no double precision (cl_khr_fp64): the Monte Carlo tracer needs it");
+  auto& session = m.session;
   std::size_t size = 0;
-  clGetDeviceInfo(m.dev, CL_DEVICE_EXTENSIONS, 0, nullptr, &size);
+  clGetDeviceInfo(session.dev, CL_DEVICE_EXTENSIONS, 0, nullptr, &size);
   std::string extensions(size, '\0');
-  clGetDeviceInfo(m.dev, CL_DEVICE_EXTENSIONS, size, extensions.data(), nullptr);
+  clGetDeviceInfo(session.dev, CL_DEVICE_EXTENSIONS, size, extensions.data(), nullptr);
   if (extensions.find("cl_khr_int64_base_atomics") == std::string::npos)
-    throw DeviceError(m.info.label() + " has no 64-bit integer atomics (cl_khr_int64_base_atomics): the Monte Carlo tracer's tallies "
+    throw DeviceError(session.info.label() + " has no 64-bit integer atomics (cl_khr_int64_base_atomics): the Monte Carlo tracer's tallies "
                       "need them; use solver.backend: cpu");
-  cl_int err = CL_SUCCESS;
-  m.context = cl::Context(clCreateContext(nullptr, 1, &m.dev, nullptr, nullptr, &err));
-  cl::check(err, "clCreateContext", m.info.label());
-  m.queue = cl::Queue(clCreateCommandQueue(m.context.get(), m.dev, 0, &err));
-  cl::check(err, "clCreateCommandQueue", m.info.label());
-  auto built = cl::build_program(m.context.get(), m.dev, m.info, tracer_kernel_source(), "-cl-std=CL1.2", cache_dir);
+  auto built = cl::build_program(session.context.get(), session.dev, session.info, tracer_kernel_source(), "-cl-std=CL1.2", cache_dir);
   m.program = std::move(built.program);
   m.cache_hit = built.cache_hit;
   m.build_seconds = built.seconds;
@@ -124,7 +100,7 @@ TracerTallies DeviceTracer::trace(std::uint64_t seed, std::uint64_t stream, std:
     for (auto [buffer, values, what] : {std::tuple{&m.element_tally, 5 * m.K, "element tallies"}, {&m.face_tally, 2 * m.F, "face tallies"},
                                         {&m.counters, std::size_t{4}, "counters"}})
       if (values > 0)
-        cl::check(clEnqueueFillBuffer(m.queue.get(), buffer->get(), &zero, sizeof zero, 0, values * sizeof(cl_long), 0, nullptr, nullptr),
+        cl::check(clEnqueueFillBuffer(m.session.queue.get(), buffer->get(), &zero, sizeof zero, 0, values * sizeof(cl_long), 0, nullptr, nullptr),
                   "clEnqueueFillBuffer", what);
   };
   clear();
@@ -132,13 +108,13 @@ TracerTallies DeviceTracer::trace(std::uint64_t seed, std::uint64_t stream, std:
   std::vector<cl_long> element(5 * m.K), face(2 * m.F);
   std::vector<cl_ulong> counters(4);
   auto read_back = [&] {
-    cl::check(clEnqueueReadBuffer(m.queue.get(), m.element_tally.get(), CL_TRUE, 0, element.size() * sizeof(cl_long), element.data(), 0, nullptr,
+    cl::check(clEnqueueReadBuffer(m.session.queue.get(), m.element_tally.get(), CL_TRUE, 0, element.size() * sizeof(cl_long), element.data(), 0, nullptr,
                                   nullptr),
               "clEnqueueReadBuffer", "element tallies");
     if (!face.empty())
-      cl::check(clEnqueueReadBuffer(m.queue.get(), m.face_tally.get(), CL_TRUE, 0, face.size() * sizeof(cl_long), face.data(), 0, nullptr, nullptr),
+      cl::check(clEnqueueReadBuffer(m.session.queue.get(), m.face_tally.get(), CL_TRUE, 0, face.size() * sizeof(cl_long), face.data(), 0, nullptr, nullptr),
                 "clEnqueueReadBuffer", "face tallies");
-    cl::check(clEnqueueReadBuffer(m.queue.get(), m.counters.get(), CL_TRUE, 0, 4 * sizeof(cl_ulong), counters.data(), 0, nullptr, nullptr),
+    cl::check(clEnqueueReadBuffer(m.session.queue.get(), m.counters.get(), CL_TRUE, 0, 4 * sizeof(cl_ulong), counters.data(), 0, nullptr, nullptr),
               "clEnqueueReadBuffer", "counters");
     m.from_device += (element.size() + face.size()) * sizeof(cl_long) + 4 * sizeof(cl_ulong);
     for (std::size_t i = 0; i < element.size(); ++i) out.element[i] += static_cast<double>(element[i]) / (i % 5 == 0 ? std::ldexp(1.0, 40) : lscale);
@@ -166,7 +142,7 @@ TracerTallies DeviceTracer::trace(std::uint64_t seed, std::uint64_t stream, std:
     m.arg(k, first_arg, static_cast<cl_ulong>(first));
     m.arg(k, count_arg, count);
     const std::size_t local = 64, global = (count + local - 1) / local * local;
-    cl::check(clEnqueueNDRangeKernel(m.queue.get(), k, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel",
+    cl::check(clEnqueueNDRangeKernel(m.session.queue.get(), k, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel",
               "mc_forward");
     // Each launch's integer sums are read back and cleared: a 64-bit sum never holds more than one
     // launch's paths.
@@ -186,18 +162,18 @@ std::vector<double> DeviceTracer::uniforms(std::uint64_t seed, std::uint64_t str
   m.arg(k, 3, static_cast<cl_int>(n));
   m.arg(k, 4, buffer);
   const std::size_t one = 1;
-  cl::check(clEnqueueNDRangeKernel(m.queue.get(), k, 1, nullptr, &one, &one, 0, nullptr, nullptr), "clEnqueueNDRangeKernel", "random_uniforms");
+  cl::check(clEnqueueNDRangeKernel(m.session.queue.get(), k, 1, nullptr, &one, &one, 0, nullptr, nullptr), "clEnqueueNDRangeKernel", "random_uniforms");
   std::vector<double> out(static_cast<std::size_t>(std::max(n, 0)));
   if (n > 0)
-    cl::check(clEnqueueReadBuffer(m.queue.get(), buffer.get(), CL_TRUE, 0, out.size() * sizeof(double), out.data(), 0, nullptr, nullptr),
+    cl::check(clEnqueueReadBuffer(m.session.queue.get(), buffer.get(), CL_TRUE, 0, out.size() * sizeof(double), out.data(), 0, nullptr, nullptr),
               "clEnqueueReadBuffer", "uniforms");
   return out;
 }
 
-const DeviceInfo& DeviceTracer::info() const { return impl_->info; }
+const DeviceInfo& DeviceTracer::info() const { return impl_->session.info; }
 double DeviceTracer::build_seconds() const { return impl_->build_seconds; }
 bool DeviceTracer::cache_hit() const { return impl_->cache_hit; }
-std::size_t DeviceTracer::bytes_to_device() const { return impl_->to_device; }
+std::size_t DeviceTracer::bytes_to_device() const { return impl_->session.to_device; }
 std::size_t DeviceTracer::bytes_from_device() const { return impl_->from_device; }
 
 }  // namespace dgrte::device

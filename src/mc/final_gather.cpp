@@ -534,62 +534,183 @@ FaceProjection face_projection(const dg::ReferenceTet& ref) {
   return fp;
 }
 
-// One receiver point's integral from nested ray sets: sample(k) adds ray (or antipodal pair) k's
-// contributions to acc; the result is norm x the mean over the samples, and the same from the first
-// half of them. Samples double from min_samples until the two differ by at most tolerance x
-// max(|value|, floor) in every component, twice in a row, or max_samples.
+// A receiver: a wall point (the cosine-weighted hemisphere about its inward normal, q_in = pi x the
+// mean radiance; on an edge, `adjacent` is the other wall's inward normal) or a volume point (the
+// sphere in antipodal pairs about `normal`, its axis: G = 4 pi x the mean radiance, q = -4 pi x the
+// mean of L d, d pointing back along the ray; the odd moments of a uniform field vanish exactly).
+struct Receiver {
+  std::size_t t = 0;  // tracer cell
+  Vec3 x{}, normal{}, adjacent{};
+  bool sphere = false;
+  double floor = 0;  // below this |value| the tolerance is absolute
+};
+
+// Sample k of a receiver (a ray, or an antipodal pair) added to acc. Hemisphere: cos theta =
+// sqrt(1 - u), ray 0 along the normal. On an edge (adjacent inward normal m = c n + a t1, a > 0) the
+// directions with a sin(theta) cos(phi) + c cos(theta) < 0 leave through the other wall at once: for
+// each u the open arc |phi| <= phi0 and the blocked rest are sampled by the same v, weighted by their
+// shares phi0 / pi and 1 - phi0 / pi, so that the radiance's jump between them is on the border of
+// each part's samples.
+void sample_receiver(const RayIntegrator& ray, const Receiver& r, std::uint32_t k, std::uint32_t scramble, std::array<double, 4>& acc,
+                     Counters& c) {
+  const auto [u, v] = sobol2(k, scramble);
+  if (r.sphere) {
+    const Vec3 d = scatter_direction(r.normal, 1 - u, v);
+    for (const double sign : {1.0, -1.0}) {
+      const Vec3 ds{sign * d[0], sign * d[1], sign * d[2]};
+      const double L = ray.radiance(r.t, r.x, ds, c);
+      acc[0] += 0.5 * L, acc[1] -= 0.5 * L * ds[0], acc[2] -= 0.5 * L * ds[1], acc[3] -= 0.5 * L * ds[2];
+    }
+    return;
+  }
+  const Vec3& n = r.normal;
+  const double cn = dot(r.adjacent, n);
+  Vec3 t1{r.adjacent[0] - cn * n[0], r.adjacent[1] - cn * n[1], r.adjacent[2] - cn * n[2]};
+  const double a = std::sqrt(dot(t1, t1));
+  if (!(a > 1e-6)) {
+    acc[0] += ray.radiance(r.t, r.x, scatter_direction(n, std::sqrt(1 - u), v), c);
+    return;
+  }
+  for (double& x : t1) x /= a;
+  const Vec3 t2{n[1] * t1[2] - n[2] * t1[1], n[2] * t1[0] - n[0] * t1[2], n[0] * t1[1] - n[1] * t1[0]};
+  const double ct = std::sqrt(1 - u), st = std::sqrt(u);
+  const double phi0 = st > 0 ? std::acos(std::clamp(-cn * ct / (a * st), -1.0, 1.0)) : (cn >= 0 ? kPi : 0.0);
+  auto along = [&](double phi) {
+    const double cp = std::cos(phi), sp = std::sin(phi);
+    const Vec3 d{st * cp * t1[0] + st * sp * t2[0] + ct * n[0], st * cp * t1[1] + st * sp * t2[1] + ct * n[1],
+                 st * cp * t1[2] + st * sp * t2[2] + ct * n[2]};
+    return ray.radiance(r.t, r.x, d, c);
+  };
+  const double open = phi0 / kPi;
+  if (open > 0) acc[0] += open * along(phi0 * (2 * v - 1));
+  if (open < 1) acc[0] += (1 - open) * along(phi0 + (2 * kPi - 2 * phi0) * v);
+}
+
+// One receiver's integral from nested sample sets: norm x the mean over its samples, and the same
+// from the first half of them.
 struct PointIntegral {
   std::array<double, 4> full{}, half{};
-  int samples = 0;
+  int samples = 0;  // rays (a sphere's pairs count twice)
   bool converged = false;
 };
 
-template <class Sample>
-PointIntegral integrate_point(Sample&& sample, int min_samples, int max_samples, double tolerance, double floor, double norm) {
-  std::array<double, 4> sum{0, 0, 0, 0}, sum_half{0, 0, 0, 0};
-  PointIntegral r;
-  int n = 0, n_half = 0, target = std::max(1, min_samples);
-  double previous = std::numeric_limits<double>::infinity();  // the last doubling's difference
+// Samples [first, last) of one receiver: the unit of work of a pass (at most kChunk samples, so that
+// a pass of a few receivers still spreads over every thread or work-item).
+struct GatherTask {
+  std::uint32_t receiver, first, last;
+};
+constexpr std::uint32_t kChunk = 32;
+
+// The doubling control over all receivers at once. Each starts at min_rays (a sphere: min_rays / 2
+// pairs) and doubles, keeping the samples it has, until its value and the value from the first half
+// of its samples differ by at most tolerance x max(|value|, floor) in every component at two
+// doublings in a row, or max_rays. Every pass traces the next samples of the receivers still open,
+// as GatherTasks, by trace(tasks) -> their sums (the host loop, or a device); the sums are added per
+// receiver in task order, so a pass's result does not depend on who traced it.
+template <class Trace>
+std::vector<PointIntegral> integrate_points(const std::vector<Receiver>& receivers, const GatherControl& control, Trace&& trace) {
+  struct State {
+    std::array<double, 4> sum{}, sum_half{};
+    int n = 0, target = 0, min = 0, max = 0;
+    double previous = std::numeric_limits<double>::infinity();  // the last doubling's difference
+    bool open = true;
+  };
+  std::vector<State> state(receivers.size());
+  for (std::size_t i = 0; i < receivers.size(); ++i) {
+    const int per = receivers[i].sphere ? 2 : 1;  // rays per sample
+    state[i].min = state[i].target = std::max(1, control.min_rays / per);
+    state[i].max = std::max(1, control.max_rays / per);
+  }
+  std::vector<PointIntegral> out(receivers.size());
+  std::vector<GatherTask> tasks;
+  std::vector<char> first_half;  // per task: part of the first half of a receiver's first pass
+  auto add_tasks = [&](std::uint32_t i, int first, int last, bool half) {
+    for (int k = first; k < last; k += static_cast<int>(kChunk)) {
+      tasks.push_back({i, static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(std::min(last, k + static_cast<int>(kChunk)))});
+      first_half.push_back(half);
+    }
+  };
   while (true) {
-    if (n > 0) sum_half = sum, n_half = n;  // a doubling: the half is everything traced so far
-    for (; n < target; ++n) {
-      if (n_half == 0 && n > 0 && n == target / 2) sum_half = sum, n_half = n;
-      sample(static_cast<std::uint32_t>(n), sum);
+    tasks.clear(), first_half.clear();
+    for (std::size_t i = 0; i < receivers.size(); ++i) {
+      const auto& st = state[i];
+      if (!st.open) continue;
+      const auto id = static_cast<std::uint32_t>(i);
+      if (st.n == 0 && st.target > 1) {  // the first pass: its first half is the first estimate's half
+        add_tasks(id, 0, st.target / 2, true);
+        add_tasks(id, st.target / 2, st.target, false);
+      } else {
+        add_tasks(id, st.n, st.target, false);
+      }
     }
-    if (n_half == 0) sum_half = sum, n_half = n;  // a single sample
-    double diff = 0;
-    for (std::size_t c = 0; c < 4; ++c) {
-      r.full[c] = norm * sum[c] / target, r.half[c] = norm * sum_half[c] / n_half;
-      diff = std::max(diff, std::abs(r.full[c] - r.half[c]));
+    if (tasks.empty()) return out;
+    const std::vector<std::array<double, 4>> sums = trace(tasks);
+    std::vector<std::array<double, 4>> before(receivers.size()), half_pass(receivers.size());
+    for (std::size_t i = 0; i < receivers.size(); ++i) before[i] = state[i].sum;
+    for (std::size_t k = 0; k < tasks.size(); ++k) {
+      auto& st = state[tasks[k].receiver];
+      for (std::size_t c = 0; c < 4; ++c) {
+        st.sum[c] += sums[k][c];
+        if (first_half[k]) half_pass[tasks[k].receiver][c] += sums[k][c];
+      }
     }
-    r.samples = target;
-    // Two doublings in a row must meet the tolerance: one difference of two nested nets can be small
-    // by chance where the radiance jumps (the edges of a hot wall seen through the medium).
-    const double allowed = tolerance * std::max(std::abs(r.full[0]), floor);
-    r.converged = diff <= allowed && previous <= allowed;
-    previous = diff;
-    if (r.converged || target >= max_samples) return r;
-    target = std::min(2 * target, max_samples);
+    for (std::size_t i = 0; i < receivers.size(); ++i) {
+      auto& st = state[i];
+      if (!st.open) continue;
+      const int n_half = st.n > 0 ? st.n : st.target > 1 ? st.target / 2 : st.target;
+      st.sum_half = st.n > 0 ? before[i] : st.target > 1 ? half_pass[i] : st.sum;
+      st.n = st.target;
+      const double norm = receivers[i].sphere ? 4 * kPi : kPi;
+      auto& r = out[i];
+      double diff = 0;
+      for (std::size_t c = 0; c < 4; ++c) {
+        r.full[c] = norm * st.sum[c] / st.n, r.half[c] = norm * st.sum_half[c] / n_half;
+        diff = std::max(diff, std::abs(r.full[c] - r.half[c]));
+      }
+      r.samples = st.n * (receivers[i].sphere ? 2 : 1);
+      // Two doublings in a row must meet the tolerance: one difference of two nested nets can be small
+      // by chance where the radiance jumps (the edges of a hot wall seen through the medium).
+      const double allowed = control.tolerance * std::max(std::abs(r.full[0]), receivers[i].floor);
+      r.converged = diff <= allowed && st.previous <= allowed;
+      st.previous = diff;
+      if (r.converged || st.target >= st.max) {
+        st.open = false;
+      } else {
+        st.target = std::min(2 * st.target, st.max);
+      }
+    }
   }
 }
 
-// The whole sphere in antipodal pairs about the point's axis (the odd moments of a uniform field
-// vanish exactly): G = 4 pi x the mean radiance, q = -4 pi x the mean of L d (d points back along the ray).
-PointIntegral gather_sphere(const RayIntegrator& ray, std::size_t t, const ProbePoint& pt, const GatherControl& control, double floor,
-                            Counters& c) {
-  auto sample = [&](std::uint32_t k, std::array<double, 4>& acc) {
-    const auto [u, v] = sobol2(k, control.scramble);
-    const Vec3 d = scatter_direction(pt.axis, 1 - u, v);
-    for (const double sign : {1.0, -1.0}) {
-      const Vec3 ds{sign * d[0], sign * d[1], sign * d[2]};
-      const double L = ray.radiance(t, pt.x, ds, c);
-      acc[0] += 0.5 * L, acc[1] -= 0.5 * L * ds[0], acc[2] -= 0.5 * L * ds[1], acc[3] -= 0.5 * L * ds[2];
+// The gather as GatherArrays (a device's view): the tracer's mesh, the element polynomials, the
+// Gauss rules, what each boundary face sends back along a ray, the receivers.
+GatherArrays gather_arrays(const McModel& model, const Fields& f, const std::vector<double>& reflected, const std::vector<Receiver>& receivers) {
+  GatherArrays a;
+  const std::size_t K = model.mesh.num_elements();
+  a.planes.reserve(16 * K), a.across.reserve(4 * K);
+  for (std::size_t t = 0; t < K; ++t) {
+    for (std::size_t k = 0; k < 4; ++k) {
+      const auto& p = model.cells[t].plane[k];
+      a.planes.insert(a.planes.end(), {p.n[0], p.n[1], p.n[2], p.offset});
+      a.across.push_back(model.cells[t].across[k]);
     }
-  };
-  PointIntegral r = integrate_point(sample, std::max(1, control.min_rays / 2), std::max(1, control.max_rays / 2), control.tolerance, floor,
-                                    4 * kPi);
-  r.samples *= 2;
-  return r;
+    a.original.push_back(static_cast<int>(model.mesh.original[t]));
+  }
+  a.order = f.order, a.terms = static_cast<int>(f.terms), a.thin_points = f.thin_points;
+  for (const auto& e : f.exponents) a.exponents.insert(a.exponents.end(), e.begin(), e.end());
+  for (std::size_t e = 0; e < f.centre.size(); ++e)
+    a.element.insert(a.element.end(), {f.centre[e][0], f.centre[e][1], f.centre[e][2], f.scale[e], f.sigma_t_max[e], f.sigma_t_constant[e] ? 1.0 : 0.0});
+  a.sigma_t = f.sigma_t, a.source = f.source;
+  for (const auto* r : {&f.gauss_s, &f.gauss_w, &f.to_monomials, &f.thin_s, &f.thin_w, &f.thin_to_monomials}) a.rules.insert(a.rules.end(), r->begin(), r->end());
+  for (std::size_t b = 0; b < model.faces.size(); ++b) {
+    const auto& face = model.faces[b];
+    a.faces.insert(a.faces.end(), {face.leaving() / kPi + reflected[b], face.absorptivity, face.specular_share, face.inward[0], face.inward[1], face.inward[2]});
+  }
+  for (const auto& r : receivers) {
+    a.receivers.insert(a.receivers.end(), {r.x[0], r.x[1], r.x[2], r.normal[0], r.normal[1], r.normal[2], r.adjacent[0], r.adjacent[1], r.adjacent[2]});
+    a.receiver_int.insert(a.receiver_int.end(), {static_cast<int>(r.t), r.sphere ? 1 : 0});
+  }
+  return a;
 }
 
 }  // namespace
@@ -682,7 +803,6 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   double floor_wall = 0, floor_volume = 0;
   for (const double v : in.q_in) floor_wall = std::max(floor_wall, 0.01 * std::abs(v));
   for (const double v : in.G) floor_volume = std::max(floor_volume, 0.01 * std::abs(v));
-  std::uint64_t segments = 0, rays = 0, at_max = 0;
   out.q_in.assign(in.walls.num_faces() * nfp, 0.0);
   out.probe.assign(probes.size(), {0, 0, 0, 0});
   out.probe_half.assign(probes.size(), {0, 0, 0, 0});
@@ -693,74 +813,95 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   // A perfect mirror (a symmetry plane) absorbs nothing: its q_in has no use, and gathering it
   // would cost most of the rays of a 2-D case modelled as a slice between mirrors (DG value kept).
   auto mirror = [&](std::size_t b) { return model.faces[b].absorptivity == 0 && model.faces[b].specular_share == 1; };
-  // Cosine-weighted hemisphere into the domain (cos theta = sqrt(1 - u): ray 0 along the normal):
-  // q_in = pi x the mean radiance. On an edge (adjacent inward normal m = c n + a t1, a > 0) the
-  // directions with a sin(theta) cos(phi) + c cos(theta) < 0 leave through the other wall: for each
-  // u the open arc |phi| <= phi0 and the blocked rest are sampled by the same v, weighted by their
-  // shares phi0 / pi and 1 - phi0 / pi.
+  // The receivers: the wall points (not on mirrors), then the probes.
   const RayIntegrator ray(model, in, fields, reflected);
-  auto hemisphere = [&](std::size_t t, const Vec3& x, const Vec3& inward, const Vec3& adjacent, Counters& c) {
-    const double cn = dot(adjacent, inward);
-    Vec3 t1{adjacent[0] - cn * inward[0], adjacent[1] - cn * inward[1], adjacent[2] - cn * inward[2]};
-    const double a = std::sqrt(dot(t1, t1));
-    const bool edge = a > 1e-6;
-    if (edge)
-      for (double& v : t1) v /= a;
-    const Vec3 t2{inward[1] * t1[2] - inward[2] * t1[1], inward[2] * t1[0] - inward[0] * t1[2], inward[0] * t1[1] - inward[1] * t1[0]};
-    auto sample = [&](std::uint32_t k, std::array<double, 4>& acc) {
-      const auto [u, v] = sobol2(k, control.scramble);
-      if (!edge) {
-        acc[0] += ray.radiance(t, x, scatter_direction(inward, std::sqrt(1 - u), v), c);
-        return;
-      }
-      const double ct = std::sqrt(1 - u), st = std::sqrt(u);
-      const double phi0 = st > 0 ? std::acos(std::clamp(-cn * ct / (a * st), -1.0, 1.0)) : (cn >= 0 ? kPi : 0.0);
-      auto along = [&](double phi) {
-        const Vec3 d{st * std::cos(phi) * t1[0] + st * std::sin(phi) * t2[0] + ct * inward[0],
-                     st * std::cos(phi) * t1[1] + st * std::sin(phi) * t2[1] + ct * inward[1],
-                     st * std::cos(phi) * t1[2] + st * std::sin(phi) * t2[2] + ct * inward[2]};
-        return ray.radiance(t, x, d, c);
-      };
-      const double open = phi0 / kPi;
-      if (open > 0) acc[0] += open * along(phi0 * (2 * v - 1));
-      if (open < 1) acc[0] += (1 - open) * along(phi0 + (2 * kPi - 2 * phi0) * v);
-    };
-    return integrate_point(sample, control.min_rays, control.max_rays, control.tolerance, floor_wall, kPi);
-  };
-  // The wall points, then the probes.
-#pragma omp parallel reduction(+ : segments, rays, at_max)
-  {
-  Counters c;
-  c.sources = in.medium.source;  // this thread's copies
-#pragma omp for schedule(dynamic, 4)
-  for (std::int64_t pi = 0; pi < static_cast<std::int64_t>(total); ++pi) {
-    const auto p = static_cast<std::size_t>(pi);
-    PointIntegral r;
+  std::vector<Receiver> receivers;
+  std::vector<std::size_t> receiver_of(total, SIZE_MAX);
+  for (std::size_t p = 0; p < total; ++p) {
+    Receiver r;
     if (p < wall_points) {
       const auto [b, x, t] = wall_point(p);
       if (mirror(b)) continue;
-      r = hemisphere(t, x, model.faces[b].inward, Vec3{0, 0, 0}, c);
-      at_points[p] = r.full[0], at_points_half[p] = r.half[0];
+      r = {t, x, model.faces[b].inward, {0, 0, 0}, false, floor_wall};
+    } else if (const auto& pt = probes[p - wall_points]; pt.face >= 0) {
+      const auto& face = model.faces[static_cast<std::size_t>(pt.face)];
+      r = {static_cast<std::size_t>(face.element), pt.x, face.inward, pt.adjacent_wall, false, floor_wall};
     } else {
-      const auto& pt = probes[p - wall_points];
-      if (pt.face >= 0) {
-        const auto& face = model.faces[static_cast<std::size_t>(pt.face)];
-        r = hemisphere(static_cast<std::size_t>(face.element), pt.x, face.inward, pt.adjacent_wall, c);
-        out.probe_beam[p - wall_points] = {case_beams_into_wall(model, fields, static_cast<std::size_t>(face.element), pt.x, face.inward), 0, 0, 0};
-        out.probe[p - wall_points] = {r.full[0], 0, 0, 0};
-        out.probe_half[p - wall_points] = {r.half[0], 0, 0, 0};
-      } else {
-        const auto t = static_cast<std::size_t>(model.mesh.tracer_index[static_cast<std::size_t>(pt.element)]);
-        r = gather_sphere(ray, t, pt, control, floor_volume, c);
-        out.probe_beam[p - wall_points] = case_beams_at(model, fields, t, pt.x);
-        out.probe[p - wall_points] = r.full;
-        out.probe_half[p - wall_points] = r.half;
-      }
+      r = {static_cast<std::size_t>(model.mesh.tracer_index[static_cast<std::size_t>(pt.element)]), pt.x, pt.axis, {0, 0, 0}, true, floor_volume};
     }
-    rays += static_cast<std::uint64_t>(r.samples);
-    at_max += r.converged ? 0 : 1;
+    receiver_of[p] = receivers.size();
+    receivers.push_back(r);
   }
-  segments += c.segments;
+  std::uint64_t segments = 0;
+  auto host_trace = [&](const std::vector<GatherTask>& tasks) {
+    std::vector<std::array<double, 4>> sums(tasks.size(), {0, 0, 0, 0});
+    std::uint64_t pass_segments = 0;
+#pragma omp parallel reduction(+ : pass_segments)
+    {
+      Counters c;
+      c.sources = in.medium.source;  // this thread's copies
+#pragma omp for schedule(dynamic, 4)
+      for (std::int64_t i = 0; i < static_cast<std::int64_t>(tasks.size()); ++i) {
+        const auto& task = tasks[static_cast<std::size_t>(i)];
+        for (std::uint32_t k = task.first; k < task.last; ++k)
+          sample_receiver(ray, receivers[task.receiver], k, control.scramble, sums[static_cast<std::size_t>(i)], c);
+      }
+      pass_segments += c.segments;
+    }
+    segments += pass_segments;
+    return sums;
+  };
+  // Another tracer (a device) takes the gathers whose sources are element polynomials.
+  std::string host_only;
+  if (std::any_of(fields.anisotropic.begin(), fields.anisotropic.end(), [](char a) { return a != 0; }))
+    host_only = "anisotropic scattering";
+  else if (std::any_of(in.medium.source_of_element.begin(), in.medium.source_of_element.end(), [](int u) { return u >= 0; }))
+    host_only = "user sources";
+  else if (!model.beam_direction.empty())
+    host_only = "collimated beams";
+  std::vector<PointIntegral> integrals;
+  if (control.tracer && host_only.empty()) {
+    const GatherArrays arrays = gather_arrays(model, fields, reflected, receivers);
+    bool fresh = true;
+    auto device_trace = [&](const std::vector<GatherTask>& tasks) {
+      std::vector<std::uint32_t> flat;
+      flat.reserve(3 * tasks.size());
+      for (const auto& t : tasks) flat.insert(flat.end(), {t.receiver, t.first, t.last});
+      const std::vector<double> sums = control.tracer(arrays, flat, control.scramble, fresh, segments);
+      fresh = false;
+      std::vector<std::array<double, 4>> out_sums(tasks.size());
+      for (std::size_t i = 0; i < tasks.size(); ++i)
+        for (std::size_t c = 0; c < 4; ++c) out_sums[i][c] = sums[4 * i + c];
+      return out_sums;
+    };
+    integrals = integrate_points(receivers, control, device_trace);
+    out.traced_by = control.tracer_name;
+  } else {
+    integrals = integrate_points(receivers, control, host_trace);
+    if (control.tracer) out.traced_by = "host (" + control.tracer_name + " does not integrate " + host_only + ")";
+  }
+  std::uint64_t rays = 0, at_max = 0;
+  for (const auto& r : integrals) rays += static_cast<std::uint64_t>(r.samples), at_max += r.converged ? 0 : 1;
+  for (std::size_t p = 0; p < total; ++p) {
+    if (receiver_of[p] == SIZE_MAX) continue;
+    const auto& r = integrals[receiver_of[p]];
+    if (p < wall_points) {
+      at_points[p] = r.full[0], at_points_half[p] = r.half[0];
+    } else if (probes[p - wall_points].face >= 0) {
+      out.probe[p - wall_points] = {r.full[0], 0, 0, 0};
+      out.probe_half[p - wall_points] = {r.half[0], 0, 0, 0};
+    } else {
+      out.probe[p - wall_points] = r.full;
+      out.probe_half[p - wall_points] = r.half;
+    }
+  }
+  // The case's beams at the probes (shadow rays).
+#pragma omp parallel for schedule(dynamic, 4)
+  for (std::int64_t pi = 0; pi < static_cast<std::int64_t>(probes.size()); ++pi) {
+    const auto& pt = probes[static_cast<std::size_t>(pi)];
+    const auto& r = receivers[receiver_of[wall_points + static_cast<std::size_t>(pi)]];
+    out.probe_beam[static_cast<std::size_t>(pi)] =
+        pt.face >= 0 ? std::array<double, 4>{case_beams_into_wall(model, fields, r.t, pt.x, r.normal), 0, 0, 0} : case_beams_at(model, fields, r.t, pt.x);
   }
   for (std::size_t b = 0; b < in.walls.num_faces(); ++b) {
     if (mirror(b)) {  // the DG's diffuse q_in

@@ -29,7 +29,9 @@
 #include "problem/problem.hpp"
 #include "transport/discretization.hpp"
 
+#include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace dgrte::mc {
@@ -54,6 +56,23 @@ struct GatherInput {
   std::vector<Beam> beams = {};
 };
 
+// The gather as plain arrays, for another tracer than the host loop (an OpenCL device:
+// backend/device_gather_data.hpp; the layouts are device::GatherGeometry, GatherFields and
+// GatherReceivers'): the tracer's mesh, what the rays integrate, and the receivers.
+struct GatherArrays {
+  std::vector<double> planes;  // per tracer cell 4 x (n, offset)
+  std::vector<int> across, original;
+  int order = 1, terms = 0, thin_points = 2;
+  std::vector<int> exponents;
+  std::vector<double> element, sigma_t, source, rules, faces;
+  std::vector<double> receivers;
+  std::vector<int> receiver_int;
+};
+// Traces tasks (receiver, first sample, last sample: 3 each) of `arrays` with the scrambling; returns
+// 4 sums per task and adds the segments walked. fresh: the first call for these arrays (a new gather).
+using GatherTracer = std::function<std::vector<double>(const GatherArrays& arrays, const std::vector<std::uint32_t>& tasks,
+                                                       std::uint32_t scramble, bool fresh, std::uint64_t& segments)>;
+
 // Rays per receiver point: adaptive (min_rays, doubled to max_rays until the point's estimate meets
 // tolerance), or a fixed count (min_rays = max_rays, tolerance 0). The defaults are the case file's.
 struct GatherControl {
@@ -63,6 +82,10 @@ struct GatherControl {
   // Selects the Owen scrambling of the directions: the gathers of a nongray run's spectral points
   // take different ones, so that their quadrature errors do not line up in the sum.
   std::uint32_t scramble = 0;
+  // Another tracer for the rays (a device); empty: the host loop. Gathers it does not integrate
+  // (anisotropic scattering, user sources, the case's collimated beams) stay on the host.
+  GatherTracer tracer = {};
+  std::string tracer_name = {};  // what GatherResult::traced_by says when it is used
 };
 
 struct GatherResult {
@@ -80,6 +103,7 @@ struct GatherResult {
   std::vector<double> beam_q_in;
   std::vector<std::array<double, 4>> probe_beam;
   double seconds = 0;
+  std::string traced_by = "host";  // the host loop, or control.tracer_name (and why not, where it was refused)
 };
 
 // model: the tracer (build_model) of the same mesh and walls.

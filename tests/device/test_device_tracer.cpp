@@ -4,7 +4,8 @@
 // every branch of the walk (Legendre and Henyey-Greenstein scattering, a collimated beam, diffuse,
 // specular and mirror walls) and on a nongray run — to round-off (1e-9 sigma, equal segment counts) on
 // PoCL's CPU device — (spectral sampling by path: the medium uploaded
-// again at each spectral point). Skipped without OpenCL unless DGRTE_REQUIRE_OPENCL=1.
+// again at each spectral point); and the final gather's kernel (opencl/final_gather.cl) against its
+// host twin to round-off. Skipped without OpenCL unless DGRTE_REQUIRE_OPENCL=1.
 #include "../common/case_runner.hpp"
 #include "opencl_required.hpp"
 #include "device/device_tracer.hpp"
@@ -22,6 +23,15 @@ namespace dgrte {
 namespace {
 
 using test_support::opencl_missing;
+
+// Walls that take every branch of a walk: gray, specular, partly specular, a mirror, black.
+constexpr const char* kMixedWalls =
+    "boundaries:\n"
+    "  xmin: {type: gray, emissivity: 0.4, temperature: 600}\n"
+    "  xmax: {type: specular, reflectivity: 0.7}\n"
+    "  ymin: {type: gray, emissivity: 0.5, specular_fraction: 0.5, temperature: 300}\n"
+    "  ymax: {type: symmetry}\n"
+    "  \"*\": {type: black, temperature: 400}\n";
 
 TEST(DeviceTracer, RandomStreamsMatchTheHostBitForBit) {
   if (opencl_missing()) GTEST_SKIP() << "no OpenCL platform: device tracer not tested";
@@ -74,12 +84,7 @@ TEST(DeviceTracer, EveryBranchOfTheWalkMatchesTheHostTwin) {
   auto body = [](const std::string& backend) {
     return "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/mms/cube.geo, size: 0.5}\n"
            "media:\n  \"*\": {kappa: \"0.4\", scattering: \"1.2\", phase_function: {type: kim-lee, name: F2}, temperature: \"900\"}\n"
-           "boundaries:\n"
-           "  xmin: {type: gray, emissivity: 0.4, temperature: 600}\n"
-           "  xmax: {type: specular, reflectivity: 0.7}\n"
-           "  ymin: {type: gray, emissivity: 0.5, specular_fraction: 0.5, temperature: 300}\n"
-           "  ymax: {type: symmetry}\n"
-           "  \"*\": {type: black, temperature: 400}\n"
+           + std::string(kMixedWalls) +
            "collimated:\n  - {boundary: zmax, direction: [0.3, 0.2, -1], flux: 20000.0}\n"
            "solver: {method: montecarlo, paths: 2e5, batches: 10, seed: 9, probe_rays: 100, backend: " + backend + "}\n"
            "output: {vtk: false}\n";
@@ -114,6 +119,51 @@ TEST(DeviceTracer, NongraySamplingByPathMatchesTheHostTwin) {
   const auto [cpu, ocl] = cpu_and_opencl("nongray", body);
   EXPECT_EQ(ocl["spectral"]["sampling"], "per_path");
   std::printf("[ note ] device tracer vs host, WSGG by path: max |z| %.3g\n", max_z(cpu, ocl, same_cpu_math(ocl) ? 1e-9 : 4.0));
+}
+
+// The final gather's kernel (opencl/final_gather.cl) against its host twin (mc::final_gather's
+// sample_receiver): one case — sigma_t and the emission varying inside the elements, isotropic
+// scattering, gray, specular, partly specular and symmetry walls, wall probes through an edge and a
+// volume line — gathered with a fixed ray count on the CPU and with solver.backend: opencl (the DG
+// solve there too, converged to 1e-12, so both gather the same source to round-off).
+TEST(DeviceGather, MatchesTheHostTwin) {
+  if (opencl_missing()) GTEST_SKIP() << "no OpenCL platform: device gather not tested";
+  auto body = [](const std::string& backend, const std::string& phase) {
+    return "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/mms/cube.geo, size: 0.5}\n"
+           "order: 2\nangular: {quadrature: tn, order: 2}\n"
+           "media:\n  \"*\": {kappa: \"1 + 0.6*x*y\", scattering: \"0.7\", " + phase + "temperature: \"900 + 300*z\"}\n"
+           + std::string(kMixedWalls) +
+           "solver: {outer_tolerance: 1.0e-12, backend: " + backend + "}\n"
+           "output:\n  vtk: false\n  final_gather: {rays: 64}\n  probes:\n"
+           "    - {name: line, from: [-0.8, -0.6, -0.4], to: [0.8, 0.7, 0.6], points: 5}\n"
+           "    - {name: wall, from: [-1, -1, 0.5], to: [-1, 1, 0.5], points: 5, wall: xmin}\n";
+  };
+  const auto cpu = test_support::run_yaml("dgrte_device_gather", "gather_cpu", body("cpu", ""));
+  const auto ocl = test_support::run_yaml("dgrte_device_gather", "gather_ocl", body("opencl", ""));
+  const auto& fg = ocl.summary["final_gather"];
+  EXPECT_EQ(fg["traced_by"].get<std::string>().rfind("opencl: ", 0), 0u) << fg["traced_by"];
+  EXPECT_EQ(cpu.summary["final_gather"]["traced_by"], "host");
+  double worst = 0;
+  auto compare = [&](double a, double b, const std::string& what) {
+    const double d = std::abs(a - b) / std::max(std::abs(a), 1e-300);
+    EXPECT_LT(d, 1e-8) << what << ": cpu " << a << ", opencl " << b;
+    worst = std::max(worst, d);
+  };
+  for (const auto& [name, wall] : cpu.summary["walls"].items())
+    if (wall["q_in_W"].get<double>() != 0) compare(wall["q_in_W"].get<double>(), ocl.summary["walls"][name]["q_in_W"].get<double>(), name);
+  for (const char* probe : {"line", "wall"}) {
+    auto a = test_support::read_csv(cpu.out / "probes" / (std::string(probe) + ".csv"));
+    auto b = test_support::read_csv(ocl.out / "probes" / (std::string(probe) + ".csv"));
+    for (const char* column : {"G", "qx", "q_in"})
+      for (std::size_t i = 0; i < a[column].size(); ++i) compare(a[column][i], b[column][i], std::string(probe) + "." + column);
+  }
+  const double segments = fg["segments"].get<double>() / cpu.summary["final_gather"]["segments"].get<double>();
+  EXPECT_NEAR(segments, 1.0, 1e-3);
+  std::printf("[ note ] device gather vs host: largest relative difference %.3g, segments ratio %.6f\n", worst, segments);
+  // Anisotropic scattering is the host's: the run says so.
+  const auto aniso = test_support::run_yaml("dgrte_device_gather", "gather_aniso", body("opencl", "phase_function: {type: henyey-greenstein, g: 0.5}, "));
+  EXPECT_NE(aniso.summary["final_gather"]["traced_by"].get<std::string>().find("host (opencl"), std::string::npos)
+      << aniso.summary["final_gather"]["traced_by"];
 }
 
 }  // namespace

@@ -1,0 +1,123 @@
+#include "device/device_gather.hpp"
+
+#include "device/cl_handles.hpp"
+#include "device/cl_program.hpp"
+#include "device/cl_session.hpp"
+#include "device/device_tracer.hpp"
+
+#include <algorithm>
+
+namespace dgrte::device {
+
+struct DeviceGather::Impl {
+  explicit Impl(const std::string& device) : session(device, "the final gather's") {}
+  ClSession session;
+  cl::Program program;
+  cl::Kernel kernel;
+  bool cache_hit = false;
+  double build_seconds = 0;
+  cl::Memory planes, across, original;
+  cl::Memory element, sigma_t, source, exponents, rules, faces;
+  cl::Memory receivers, receiver_int;
+  GatherFields scalars;  // order, terms, thin_points (its arrays live on the device only)
+  std::size_t num_receivers = 0;
+  bool has_fields = false;
+
+  template <typename T>
+  cl::Memory upload(const std::vector<T>& v, const char* what) {
+    return session.upload(v, what);
+  }
+  template <typename T>
+  void arg(cl_uint i, const T& value) {
+    set_arg(kernel.get(), i, value, "final_gather");
+  }
+};
+
+DeviceGather::DeviceGather(const GatherGeometry& geometry, const std::string& device, const std::string& cache_dir)
+    : impl_(std::make_unique<Impl>(device)) {
+  auto& m = *impl_;
+  auto built = cl::build_program(m.session.context.get(), m.session.dev, m.session.info, tracer_kernel_source(), "-cl-std=CL1.2", cache_dir);
+  m.program = std::move(built.program);
+  m.cache_hit = built.cache_hit;
+  m.build_seconds = built.seconds;
+  m.kernel = cl::make_kernel(m.program, "final_gather");
+  if (geometry.planes.size() != 16 * geometry.original.size() || geometry.across.size() != 4 * geometry.original.size())
+    throw DeviceError("DeviceGather: geometry array sizes do not match");
+  m.planes = m.upload(geometry.planes, "face planes");
+  m.across = m.upload(geometry.across, "neighbours");
+  m.original = m.upload(geometry.original, "element map");
+}
+
+DeviceGather::~DeviceGather() = default;
+DeviceGather::DeviceGather(DeviceGather&&) noexcept = default;
+DeviceGather& DeviceGather::operator=(DeviceGather&&) noexcept = default;
+
+void DeviceGather::set_fields(const GatherFields& f) {
+  auto& m = *impl_;
+  const auto n = static_cast<std::size_t>(f.order + 1), t = static_cast<std::size_t>(f.thin_points);
+  if (f.order < 1 || f.order > 8 || f.terms <= 0 || f.exponents.size() != 3 * static_cast<std::size_t>(f.terms) ||
+      f.rules.size() != 2 * n + n * n + 2 * t + t * t || f.element.size() % 6 != 0 ||
+      f.sigma_t.size() != f.element.size() / 6 * static_cast<std::size_t>(f.terms) || f.source.size() != f.sigma_t.size() || f.faces.size() % 6 != 0)
+    throw DeviceError("DeviceGather::set_fields: array sizes do not match");
+  m.element = m.upload(f.element, "element data");
+  m.sigma_t = m.upload(f.sigma_t, "sigma_t coefficients");
+  m.source = m.upload(f.source, "source coefficients");
+  m.exponents = m.upload(f.exponents, "monomial exponents");
+  m.rules = m.upload(f.rules, "Gauss rules");
+  m.faces = m.upload(f.faces, "boundary faces");
+  m.scalars.order = f.order, m.scalars.terms = f.terms, m.scalars.thin_points = f.thin_points;
+  m.has_fields = true;
+}
+
+void DeviceGather::set_receivers(const GatherReceivers& r) {
+  auto& m = *impl_;
+  if (r.real.size() != 9 * (r.integer.size() / 2) || r.integer.size() % 2 != 0)
+    throw DeviceError("DeviceGather::set_receivers: array sizes do not match");
+  m.receivers = m.upload(r.real, "receivers");
+  m.receiver_int = m.upload(r.integer, "receivers");
+  m.num_receivers = r.integer.size() / 2;
+}
+
+std::vector<double> DeviceGather::trace(const std::vector<std::uint32_t>& tasks, std::uint32_t scramble, std::uint64_t* segments) {
+  auto& m = *impl_;
+  if (!m.has_fields) throw DeviceError("DeviceGather::trace: no fields (set_fields first)");
+  const std::size_t count = tasks.size() / 3;
+  std::vector<double> sums(4 * count, 0.0);
+  if (count == 0) return sums;
+  for (std::size_t i = 0; i < count; ++i)
+    if (tasks[3 * i] >= m.num_receivers) throw DeviceError("DeviceGather::trace: a task names a receiver that was not set");
+  const cl::Memory task_buffer = m.upload(tasks, "tasks");
+  const cl::Memory sum_buffer = m.upload(std::vector<double>(4 * count, 0.0), "sums");
+  const cl::Memory segment_buffer = m.upload(std::vector<cl_ulong>(count, 0), "segment counts");
+  cl_uint a = 0;
+  for (const cl::Memory* b : {&m.planes, &m.across, &m.original, &m.faces, &m.element, &m.sigma_t, &m.source, &m.exponents, &m.rules})
+    m.arg(a++, *b);
+  m.arg(a++, static_cast<cl_int>(m.scalars.order));
+  m.arg(a++, static_cast<cl_int>(m.scalars.terms));
+  m.arg(a++, static_cast<cl_int>(m.scalars.thin_points));
+  m.arg(a++, m.receivers);
+  m.arg(a++, m.receiver_int);
+  m.arg(a++, task_buffer);
+  m.arg(a++, static_cast<cl_uint>(count));
+  m.arg(a++, static_cast<cl_uint>(scramble));
+  m.arg(a++, sum_buffer);
+  m.arg(a++, segment_buffer);
+  const std::size_t local = 64, global = (count + local - 1) / local * local;
+  cl::check(clEnqueueNDRangeKernel(m.session.queue.get(), m.kernel.get(), 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel",
+            "final_gather");
+  cl::check(clEnqueueReadBuffer(m.session.queue.get(), sum_buffer.get(), CL_TRUE, 0, sums.size() * sizeof(double), sums.data(), 0, nullptr, nullptr),
+            "clEnqueueReadBuffer", "sums");
+  std::vector<cl_ulong> counts(count);
+  cl::check(clEnqueueReadBuffer(m.session.queue.get(), segment_buffer.get(), CL_TRUE, 0, counts.size() * sizeof(cl_ulong), counts.data(), 0, nullptr,
+                                nullptr),
+            "clEnqueueReadBuffer", "segment counts");
+  if (segments)
+    for (const auto c : counts) *segments += c;
+  return sums;
+}
+
+const DeviceInfo& DeviceGather::info() const { return impl_->session.info; }
+double DeviceGather::build_seconds() const { return impl_->build_seconds; }
+bool DeviceGather::cache_hit() const { return impl_->cache_hit; }
+
+}  // namespace dgrte::device
