@@ -143,10 +143,13 @@ TEST(DeviceGather, MatchesTheHostTwin) {
   const auto& fg = ocl.summary["final_gather"];
   EXPECT_EQ(fg["traced_by"].get<std::string>().rfind("opencl: ", 0), 0u) << fg["traced_by"];
   EXPECT_EQ(cpu.summary["final_gather"]["traced_by"], "host");
+  // PoCL's CPU device: the same arithmetic as the host but for its exp and cos, so round-off (the DG
+  // solves on the two backends converged to 1e-12); elsewhere their last bits may differ more.
+  const double bound = same_cpu_math(ocl.summary) ? 1e-12 : 1e-8;
   double worst = 0;
   auto compare = [&](double a, double b, const std::string& what) {
     const double d = std::abs(a - b) / std::max(std::abs(a), 1e-300);
-    EXPECT_LT(d, 1e-8) << what << ": cpu " << a << ", opencl " << b;
+    EXPECT_LT(d, bound) << what << ": cpu " << a << ", opencl " << b;
     worst = std::max(worst, d);
   };
   for (const auto& [name, wall] : cpu.summary["walls"].items())
