@@ -1,4 +1,6 @@
 #include "app/device_backend.hpp"
+#include "app/run_case.hpp"
+#include "device/device_gather.hpp"
 
 #include "backend/device_data.hpp"
 #include "common/error.hpp"
@@ -12,6 +14,8 @@
 
 #include <iostream>
 #include <memory>
+#include <filesystem>
+#include <unistd.h>
 
 namespace dgrte::app {
 
@@ -92,8 +96,40 @@ void list_devices_command(bool json) {
 // The transport problem of a case as the device core's arrays: every direction of `directions:`
 // or every ordinate of `angular:` with its first right-hand side (sources and wall emission; no
 // scattering or reflection yet) and its sweep plan.
+// A case with output.final_gather: its DG solve (outputs to a temporary directory, removed), then
+// the first gather's arrays (a nongray case: its first spectral point's) as a gather dump.
+void export_gather(const io::CaseSpec& cs, const std::string& case_file, const std::string& out, bool quiet) {
+  const auto scratch = std::filesystem::temp_directory_path() / fmt::format("dgrte-export-{}", ::getpid());
+  RunOptions ro;
+  ro.case_file = case_file;
+  ro.output_directory = scratch;
+  ro.quiet = true;
+  std::string description;
+  ro.gather_arrays = [&](const mc::GatherArrays& a, const std::string& host_only) {
+    if (!description.empty()) return;
+    if (!host_only.empty())
+      throw InputError(fmt::format("{}: {}: this case's gather integrates {} on the host only; a device dump needs a gather of "
+                                   "emission and isotropic scattering", case_file, cs.output.final_gather_where, host_only));
+    description = fmt::format("{}: final gather, {} elements, P{}, {} receivers", case_file, a.original.size(), a.order, a.receiver_int.size() / 2);
+    device::write_gather_dump(out, {{a.planes, a.across, a.original},
+                                    {a.order, a.terms, a.thin_points, a.exponents, a.element, a.sigma_t, a.source, a.rules, a.faces},
+                                    {a.receivers, a.receiver_int},
+                                    description});
+  };
+  try {
+    run_case(ro);
+  } catch (...) {
+    std::filesystem::remove_all(scratch);
+    throw;
+  }
+  std::filesystem::remove_all(scratch);
+  if (description.empty()) throw InputError(fmt::format("{}: the run gathered nothing, so no gather dump was written", case_file));
+  if (!quiet) std::cout << fmt::format("wrote {} ({})\n", out, description);
+}
+
 void export_case(const std::string& case_file, const std::string& out, bool quiet) {
   const auto cs = io::read_case(case_file);
+  if (cs.output.final_gather) return export_gather(cs, case_file, out, quiet);
   io::check_mesh_file_exists(cs.mesh);
   const auto mesh = cs.mesh.file.empty() ? mesh::mesh_geo(cs.mesh.geo, cs.mesh.size) : mesh::read_mesh(cs.mesh.file);
   const auto disc = transport::make_discretization(mesh, cs.order);
@@ -137,7 +173,8 @@ void add_device_commands(CLI::App& app) {
   devices->callback([json] { list_devices_command(*json); });
 
   auto* exp = app.add_subcommand("export", "Write a case's transport problem (mesh, directions, sources, sweep plans) as a binary "
-                                           "dump for dgrte-bench-device on a GPU node (docs/opencl.md)");
+                                           "dump for dgrte-bench-device on a GPU node (docs/opencl.md); a case with "
+                                           "output.final_gather: its DG solve, then the gather's arrays");
   auto case_file = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   auto quiet = std::make_shared<bool>(false);

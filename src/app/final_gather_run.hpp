@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -42,6 +43,8 @@ class FinalGatherRun {
   nlohmann::json finish(solver::GrayResult& result, output::RadiationFields& fields, output::GatheredProbes& probes);
 
   double seconds() const { return seconds_; }  // set-up, gathers and the wall recompute
+  // Hands each gather's arrays (and why a device would not take them) to `out` (dgrte export).
+  void set_arrays_out(std::function<void(const mc::GatherArrays&, const std::string&)> out) { control_.arrays_out = std::move(out); }
 
  private:
   std::chrono::steady_clock::time_point created_ = std::chrono::steady_clock::now();  // the set-up counts as the gather's

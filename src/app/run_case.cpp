@@ -713,6 +713,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
       tracer_name = device ? "opencl: " + device->device().label() : "opencl: " + backend_choice.options.device;
     }
     gather.emplace(cs, disc, medium, walls, quad, beams, std::move(tracer), std::move(tracer_name));
+    if (opt.gather_arrays) gather->set_arrays_out(opt.gather_arrays);
   }
   if (model.spectral) {
     spectral::SpectralOptions so;

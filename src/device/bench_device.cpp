@@ -3,6 +3,10 @@
 // without dgrte's other dependencies (docs/opencl.md).
 //   dgrte-bench-device problem.bin [--device auto|P:D|name] [--single] [--repeats 5]
 //                      [--preconditioner partial|full|sweep|none] [--rtol 1e-8] [--host] [--no-clblast] [--list]
+// On a final-gather dump (`dgrte export` of a case with output.final_gather) it times the gather's
+// kernel instead: every receiver's first --rays rays (default 256) in tasks of 32, as one pass of
+// the host's doubling control sends them (the transport options do not apply there).
+#include "device/device_gather.hpp"
 #include "device/device_transport.hpp"
 #include "device/host_kernels.hpp"
 
@@ -23,7 +27,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 struct Args {
   std::string file, device = "auto", preconditioner = "partial";
   bool single = false, host = false, list = false, no_clblast = false;
-  int repeats = 5;
+  int repeats = 5, rays = 256;
   double rtol = 1e-8;
 };
 
@@ -31,6 +35,7 @@ struct Args {
   std::fprintf(stderr,
                "dgrte-bench-device: %s\nusage: dgrte-bench-device problem.bin [--device auto|P:D|name] [--single] "
                "[--repeats N] [--preconditioner partial|full|sweep|none] [--rtol R] [--host] [--no-clblast]\n"
+               "       dgrte-bench-device gather.bin [--device D] [--repeats N] [--rays N]\n"
                "       dgrte-bench-device --list\n",
                why);
   std::exit(2);
@@ -50,6 +55,7 @@ Args parse(int argc, char** argv) {
     else if (s == "--no-clblast") a.no_clblast = true;
     else if (s == "--list") a.list = true;
     else if (s == "--repeats") a.repeats = std::stoi(value());
+    else if (s == "--rays") a.rays = std::stoi(value());
     else if (s == "--rtol") a.rtol = std::stod(value());
     else if (s == "--preconditioner") a.preconditioner = value();
     else if (!s.empty() && s[0] == '-') usage(("unknown option " + s).c_str());
@@ -84,6 +90,46 @@ double apply_bytes(const TransportData& d, std::size_t real) {
   return 3 * n * static_cast<double>(real) + K * 4 * d.nfp * (static_cast<double>(real) + 4) + K * kGeometryStride * static_cast<double>(real);
 }
 
+// The final gather's kernel on a gather dump: one pass of every receiver's first a.rays rays.
+int bench_gather(const Args& a) {
+  const GatherDump d = read_gather_dump(a.file);
+  DeviceGather gather(d.geometry, a.device);
+  gather.set_fields(d.fields);
+  gather.set_receivers(d.receivers);
+  const std::size_t receivers = d.receivers.integer.size() / 2;
+  constexpr std::uint32_t kChunk = 32;  // as mc::final_gather's passes
+  std::vector<std::uint32_t> tasks;
+  std::uint64_t rays = 0;
+  for (std::size_t r = 0; r < receivers; ++r) {
+    const bool sphere = d.receivers.integer[2 * r + 1] != 0;
+    const auto samples = static_cast<std::uint32_t>(std::max(1, sphere ? a.rays / 2 : a.rays));  // a sphere's samples are ray pairs
+    rays += sphere ? 2 * samples : samples;
+    for (std::uint32_t k = 0; k < samples; k += kChunk) tasks.insert(tasks.end(), {static_cast<std::uint32_t>(r), k, std::min(samples, k + kChunk)});
+  }
+  std::uint64_t segments = 0;
+  gather.trace(tasks, 0, &segments);  // warm-up (first launch)
+  std::vector<double> seconds;
+  for (int i = 0; i < std::max(1, a.repeats); ++i) {
+    segments = 0;
+    const auto t0 = Clock::now();
+    gather.trace(tasks, 0, &segments);
+    seconds.push_back(seconds_since(t0));
+  }
+  std::sort(seconds.begin(), seconds.end());
+  const double median = seconds[seconds.size() / 2];
+  const auto& info = gather.info();
+  std::printf("{\n  \"kind\": \"final_gather\",\n  \"device\": %s,\n  \"platform\": %s,\n  \"driver\": %s,\n", quoted(info.name).c_str(),
+              quoted(info.platform).c_str(), quoted(info.driver_version).c_str());
+  std::printf("  \"problem\": %s,\n  \"order\": %d,\n  \"elements\": %zu,\n  \"receivers\": %zu,\n  \"rays_per_receiver\": %d,\n",
+              quoted(d.description).c_str(), d.fields.order, d.geometry.original.size(), receivers, a.rays);
+  std::printf("  \"tasks\": %zu,\n  \"rays\": %llu,\n  \"segments\": %llu,\n  \"kernel_build_seconds\": %.3f,\n  \"kernel_cache_hit\": %s,\n",
+              tasks.size() / 3, static_cast<unsigned long long>(rays), static_cast<unsigned long long>(segments), gather.build_seconds(),
+              gather.cache_hit() ? "true" : "false");
+  std::printf("  \"seconds_median\": %.6g,\n  \"repeats\": %zu,\n  \"rays_per_second\": %.6g,\n  \"segments_per_second\": %.6g\n}\n", median,
+              seconds.size(), static_cast<double>(rays) / median, static_cast<double>(segments) / median);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -95,6 +141,7 @@ int main(int argc, char** argv) {
                     static_cast<double>(d.global_memory) / 1e9, d.local_memory / 1024, d.compute_units);
       return 0;
     }
+    if (is_gather_dump(a.file)) return bench_gather(a);
     const TransportData data = read_transport_data(a.file);
     DeviceOptions opt;
     opt.device = a.device;

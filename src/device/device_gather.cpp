@@ -1,5 +1,6 @@
 #include "device/device_gather.hpp"
 
+#include "device/binary_io.hpp"
 #include "device/cl_handles.hpp"
 #include "device/cl_program.hpp"
 #include "device/cl_session.hpp"
@@ -114,6 +115,57 @@ std::vector<double> DeviceGather::trace(const std::vector<std::uint32_t>& tasks,
   if (segments)
     for (const auto c : counts) *segments += c;
   return sums;
+}
+
+namespace {
+constexpr char kGatherMagic[8] = {'D', 'G', 'R', 'T', 'E', 'G', 'T', 'H'};
+constexpr std::uint32_t kGatherVersion = 1;
+}  // namespace
+
+bool is_gather_dump(const std::string& path) { return binary::magic_of(path) == std::string(kGatherMagic, 8); }
+
+void write_gather_dump(const std::string& path, const GatherDump& d) {
+  using binary::put, binary::put_array;
+  binary::write_atomically(path, [&](std::ofstream& out) {
+    out.write(kGatherMagic, sizeof kGatherMagic);
+    put(out, kGatherVersion);
+    put_array(out, d.geometry.planes), put_array(out, d.geometry.across), put_array(out, d.geometry.original);
+    put<std::int32_t>(out, d.fields.order), put<std::int32_t>(out, d.fields.terms), put<std::int32_t>(out, d.fields.thin_points);
+    put_array(out, d.fields.exponents);
+    for (const auto* v : {&d.fields.element, &d.fields.sigma_t, &d.fields.source, &d.fields.rules, &d.fields.faces, &d.receivers.real})
+      put_array(out, *v);
+    put_array(out, d.receivers.integer);
+    put_array(out, std::vector<char>(d.description.begin(), d.description.end()));
+  });
+}
+
+GatherDump read_gather_dump(const std::string& path) {
+  binary::Reader r(path);
+  if (!r.in) throw DeviceError(path + ": cannot open (write one with: dgrte export case.yaml -o " + path + ", the case with output.final_gather)");
+  if (binary::magic_of(path) != std::string(kGatherMagic, 8)) throw DeviceError(path + ": not a dgrte final-gather dump");
+  r.in.seekg(8);
+  const auto version = r.get<std::uint32_t>("version");
+  if (version != kGatherVersion)
+    throw DeviceError(path + ": gather dump version " + std::to_string(version) + ", this program reads version " +
+                      std::to_string(kGatherVersion) + "; export it again with this dgrte");
+  GatherDump d;
+  d.geometry.planes = r.get_array<double>("planes");
+  d.geometry.across = r.get_array<int>("across");
+  d.geometry.original = r.get_array<int>("original");
+  d.fields.order = r.get<std::int32_t>("order");
+  d.fields.terms = r.get<std::int32_t>("terms");
+  d.fields.thin_points = r.get<std::int32_t>("thin_points");
+  d.fields.exponents = r.get_array<int>("exponents");
+  d.fields.element = r.get_array<double>("element");
+  d.fields.sigma_t = r.get_array<double>("sigma_t");
+  d.fields.source = r.get_array<double>("source");
+  d.fields.rules = r.get_array<double>("rules");
+  d.fields.faces = r.get_array<double>("faces");
+  d.receivers.real = r.get_array<double>("receivers");
+  d.receivers.integer = r.get_array<int>("receiver cells");
+  const auto text = r.get_array<char>("description");
+  d.description.assign(text.begin(), text.end());
+  return d;
 }
 
 const DeviceInfo& DeviceGather::info() const { return impl_->session.info; }

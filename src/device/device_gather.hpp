@@ -38,6 +38,18 @@ struct GatherReceivers {
   std::vector<int> integer;
 };
 
+// One gather's arrays in a file (`dgrte export` of a case with output.final_gather) for
+// dgrte-bench-device on a GPU node.
+struct GatherDump {
+  GatherGeometry geometry;
+  GatherFields fields;
+  GatherReceivers receivers;
+  std::string description;
+};
+void write_gather_dump(const std::string& path, const GatherDump& dump);
+GatherDump read_gather_dump(const std::string& path);
+bool is_gather_dump(const std::string& path);  // by the file's magic
+
 class DeviceGather {
  public:
   // device: as select_device; needs double precision (DeviceError otherwise).

@@ -1,5 +1,6 @@
 #include "device/transport_data.hpp"
 
+#include "device/binary_io.hpp"
 #include "device/opencl_runtime.hpp"
 
 #include <cstdio>
@@ -12,36 +13,9 @@ namespace {
 constexpr char kMagic[8] = {'D', 'G', 'R', 'T', 'E', 'D', 'E', 'V'};
 constexpr std::uint32_t kFormatVersion = 1;
 
-template <typename T>
-void put(std::ofstream& out, const T& v) {
-  out.write(reinterpret_cast<const char*>(&v), sizeof(T));
-}
-template <typename T>
-void put_array(std::ofstream& out, const std::vector<T>& v) {
-  put<std::uint64_t>(out, v.size());
-  out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
-}
-
-struct Reader {
-  std::ifstream in;
-  std::string path;
-  std::uint64_t file_size = 0;
-  template <typename T>
-  T get(const char* what) {
-    T v{};
-    if (!in.read(reinterpret_cast<char*>(&v), sizeof(T))) throw DeviceError(path + ": truncated at " + what);
-    return v;
-  }
-  template <typename T>
-  std::vector<T> get_array(const char* what) {
-    const auto n = get<std::uint64_t>(what);
-    if (n > file_size / sizeof(T)) throw DeviceError(path + ": truncated or corrupt: " + what + " claims " + std::to_string(n) + " values, more than the file holds");
-    std::vector<T> v(n);
-    if (!in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(n * sizeof(T))))
-      throw DeviceError(path + ": truncated in " + what);
-    return v;
-  }
-};
+using binary::put;
+using binary::put_array;
+using binary::Reader;
 
 void expect(bool ok, const std::string& what) {
   if (!ok) throw DeviceError("transport data: " + what);
@@ -77,10 +51,7 @@ void TransportData::validate() const {
 
 void write_transport_data(const std::string& path, const TransportData& d) {
   d.validate();
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw DeviceError(path + ": cannot open " + tmp + " for writing");
+  binary::write_atomically(path, [&](std::ofstream& out) {
     out.write(kMagic, sizeof kMagic);
     put(out, kFormatVersion);
     put<std::int32_t>(out, d.order);
@@ -100,23 +71,12 @@ void write_transport_data(const std::string& path, const TransportData& d) {
     put_array(out, d.plan_level_begin);
     put_array(out, d.plan_lagged);
     put_array(out, std::vector<char>(d.description.begin(), d.description.end()));
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw DeviceError(path + ": write failed (disk full?)");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw DeviceError(path + ": cannot rename " + tmp + " to it");
-  }
+  });
 }
 
 TransportData read_transport_data(const std::string& path) {
-  Reader r{std::ifstream(path, std::ios::binary | std::ios::ate), path};
+  Reader r(path);
   if (!r.in) throw DeviceError(path + ": cannot open (write one with: dgrte export case.yaml -o " + path + ")");
-  r.file_size = static_cast<std::uint64_t>(r.in.tellg());
-  r.in.seekg(0);
   char magic[8];
   if (!r.in.read(magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof magic) != 0)
     throw DeviceError(path + ": not a dgrte transport dump (written by dgrte export)");

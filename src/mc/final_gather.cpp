@@ -859,6 +859,7 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
     host_only = "user sources";
   else if (!model.beam_direction.empty())
     host_only = "collimated beams";
+  if (control.arrays_out) control.arrays_out(gather_arrays(model, fields, reflected, receivers), host_only);
   std::vector<PointIntegral> integrals;
   if (control.tracer && host_only.empty()) {
     const GatherArrays arrays = gather_arrays(model, fields, reflected, receivers);

@@ -86,6 +86,9 @@ struct GatherControl {
   // (anisotropic scattering, user sources, the case's collimated beams) stay on the host.
   GatherTracer tracer = {};
   std::string tracer_name = {};  // what GatherResult::traced_by says when it is used
+  // Receives the gather's arrays and, where a device would not take them, why (`dgrte export` of a
+  // case with the gather writes them for dgrte-bench-device).
+  std::function<void(const GatherArrays& arrays, const std::string& host_only)> arrays_out = {};
 };
 
 struct GatherResult {
