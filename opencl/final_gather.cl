@@ -145,6 +145,7 @@ double gather_segment(const GatherFields* f, int e, const double* x, const doubl
   for (int k = 0; k < n; ++k) {
     double a = 0, b = 0;
     for (int i = 0; i < n; ++i) a += to_mono[k * n + i] * S_val[i], b += to_mono[k * n + i] * beta_val[i];
+    if (flat) b = k == 0 ? beta_val[0] : 0.0;
     S_coef[k] = a, beta_coef[k] = b;
     tau_coef[k + 1] = l * b / (k + 1);
   }
@@ -153,7 +154,7 @@ double gather_segment(const GatherFields* f, int e, const double* x, const doubl
   double integral = 0, tau_a = 0, T_a = 1;
   for (int sub = 0; sub < n_sub; ++sub) {
     const double s_a = sub * step;
-    const double tau_b = fmax(tau_a, horner(tau_coef, n + 1, s_a + step));
+    const double tau_b = flat ? beta_val[0] * l : fmax(tau_a, horner(tau_coef, n + 1, s_a + step));
     const double beta = (tau_b - tau_a) / h;
     double f_val[9], moments[9];
     for (int i = 0; i < n; ++i) {
@@ -174,7 +175,7 @@ double gather_segment(const GatherFields* f, int e, const double* x, const doubl
     tau_a = tau_b;
   }
   *T *= T_a;
-  const double beta_end = horner(beta_coef, n, 1.0), S_end = horner(S_coef, n, 1.0);
+  const double beta_end = flat ? beta_val[0] : horner(beta_coef, n, 1.0), S_end = horner(S_coef, n, 1.0);
   *tail = beta_end > 0 ? S_end / beta_end : 0.0;
   return integral;
 }

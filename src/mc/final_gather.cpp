@@ -433,7 +433,7 @@ class RayIntegrator {
     for (std::size_t i = 0; i < un; ++i) beta_lo = std::min(beta_lo, beta_val[i]), beta_hi = std::max(beta_hi, beta_val[i]);
     for (std::size_t k = 0; k < un; ++k) {
       S_coef[k] = dot_n(&f_.to_monomials[k * un], S_val, un);
-      beta_coef[k] = dot_n(&f_.to_monomials[k * un], beta_val, un);
+      beta_coef[k] = uniform ? (k == 0 ? beta_val[0] : 0.0) : dot_n(&f_.to_monomials[k * un], beta_val, un);
       tau_coef[k + 1] = l * beta_coef[k] * kReciprocal[k + 1];
     }
     tau_coef[0] = 0;
@@ -451,7 +451,7 @@ class RayIntegrator {
     double integral = 0, tau_a = 0, T_a = 1;
     for (int sub = 0; sub < n_sub; ++sub) {
       const double s_a = sub * step;
-      const double tau_b = std::max(tau_a, tau_at(s_a + step));  // sigma_t's polynomial may dip below 0
+      const double tau_b = uniform ? beta_val[0] * l : std::max(tau_a, tau_at(s_a + step));  // sigma_t's polynomial may dip below 0
       const double beta = (tau_b - tau_a) / h;
       double f_val[9];
       for (std::size_t i = 0; i < un; ++i) {
@@ -470,7 +470,7 @@ class RayIntegrator {
     }
     T *= T_a;
     // The tail beyond a stopping ray: S / sigma_t at the chord's end.
-    const double beta_end = horner(beta_coef, un, 1.0), S_end = polynomial ? horner(S_coef, un, 1.0) : source_at(l);
+    const double beta_end = uniform ? beta_val[0] : horner(beta_coef, un, 1.0), S_end = polynomial ? horner(S_coef, un, 1.0) : source_at(l);
     tail = beta_end > 0 ? S_end / beta_end : 0.0;
     return integral;
   }
