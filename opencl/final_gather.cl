@@ -4,7 +4,7 @@
 // src/mc/final_gather.cpp (sample_receiver, RayIntegrator::radiance and ::segment) for elements
 // whose source is a polynomial (emission and isotropic scattering; the host keeps anisotropic
 // scattering, user sources and the case's collimated beams). Built in one program after
-// mc_forward.cl, whose exit_face and scatter_direction it uses. Double precision.
+// tracer_common.cl (exit_face, scatter_direction). Double precision.
 
 // ---- the nested 2-D Sobol' sequence, Owen-scrambled (Burley 2020), as sobol2 in the host twin ----
 uint reverse_bits32(uint x) {
@@ -59,14 +59,14 @@ double exp_moments(double x, int n, double* M) {
 // What a chord reads: per mesh element (element: centre x, y, z, 1 / size, max sigma_t, uniform
 // flag) the monomial coefficients of sigma_t and of the source (terms each); the monomials'
 // exponents; the Gauss rules (rules: p + 1 points, their weights, the (p + 1)^2 map to monomial
-// coefficients, then the thin rule's m points, weights and m^2 map).
+// coefficients, then the thin rule's m points, weights and m^2 map, then the fit rule's).
 typedef struct {
   __global const double* element;
   __global const double* sigma_t;
   __global const double* source;
   __global const int* exponents;
   __global const double* rules;
-  int order, terms, thin_points;
+  int order, terms, thin_points, fit_points;
 } GatherFields;
 
 void gather_monomials(const GatherFields* f, int e, const double* y, double* out) {
@@ -107,6 +107,9 @@ double gather_segment(const GatherFields* f, int e, const double* x, const doubl
   __global const double* thin_s = f->rules + 2 * n + n * n;
   __global const double* thin_w = thin_s + f->thin_points;
   __global const double* thin_to_mono = thin_w + f->thin_points;
+  const int nf = f->fit_points;
+  __global const double* fit_s = thin_to_mono + f->thin_points * f->thin_points;
+  __global const double* fit_to_mono = fit_s + 2 * nf;
   double mono[165];
   if (el[4] * l <= 0.1) {  // kThinChord
     const int m = f->thin_points;
@@ -157,17 +160,17 @@ double gather_segment(const GatherFields* f, int e, const double* x, const doubl
     const double tau_b = flat ? beta_val[0] * l : fmax(tau_a, horner(tau_coef, n + 1, s_a + step));
     const double beta = (tau_b - tau_a) / h;
     double f_val[9], moments[9];
-    for (int i = 0; i < n; ++i) {
-      const double u = gauss_s[i], xs = s_a + step * u;
-      const double S = n_sub == 1 ? S_val[i] : horner(S_coef, n, xs);
-      const double delta = flat ? 0.0 : horner(tau_coef, n + 1, xs) - tau_a - beta * h * u;
+    for (int i = 0; i < nf; ++i) {
+      const double u = fit_s[i], xs = s_a + step * u;
+      const double S = n_sub == 1 && nf == n ? S_val[i] : horner(S_coef, n, xs);
+      const double delta = flat ? 0.0 : fmax(horner(tau_coef, n + 1, xs), tau_a) - tau_a - beta * h * u;
       f_val[i] = delta == 0 ? S : S * exp(-delta);
     }
-    const double transmission = exp_moments(beta * h, n - 1, moments);
+    const double transmission = exp_moments(beta * h, nf - 1, moments);
     double part = 0;
-    for (int k = 0; k < n; ++k) {
+    for (int k = 0; k < nf; ++k) {
       double c = 0;
-      for (int i = 0; i < n; ++i) c += to_mono[k * n + i] * f_val[i];
+      for (int i = 0; i < nf; ++i) c += fit_to_mono[k * nf + i] * f_val[i];
       part += c * moments[k];
     }
     integral += T_a * h * part;
@@ -220,12 +223,12 @@ double gather_radiance(const GatherFields* f, __global const double* planes, __g
 __kernel void final_gather(__global const double* planes, __global const int* across, __global const int* original,
                            __global const double* faces, __global const double* element, __global const double* sigma_t,
                            __global const double* source, __global const int* exponents, __global const double* rules,
-                           const int order, const int terms, const int thin_points, __global const double* receivers,
+                           const int order, const int terms, const int thin_points, const int fit_points, __global const double* receivers,
                            __global const int* receiver_int, __global const uint* tasks, const uint num_tasks, const uint scramble,
                            __global double* sums, __global ulong* segment_counts) {
   const uint id = get_global_id(0);
   if (id >= num_tasks) return;
-  const GatherFields f = {element, sigma_t, source, exponents, rules, order, terms, thin_points};
+  const GatherFields f = {element, sigma_t, source, exponents, rules, order, terms, thin_points, fit_points};
   const uint r = tasks[3 * id];
   __global const double* rr = receivers + 9 * r;
   const int t = receiver_int[2 * r];

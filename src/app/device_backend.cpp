@@ -96,28 +96,33 @@ void list_devices_command(bool json) {
 // The transport problem of a case as the device core's arrays: every direction of `directions:`
 // or every ordinate of `angular:` with its first right-hand side (sources and wall emission; no
 // scattering or reflection yet) and its sweep plan.
-// A case with output.final_gather: its DG solve (outputs to a temporary directory, removed), then
-// the first gather's arrays (a nongray case: its first spectral point's) as a gather dump.
+// A case with output.final_gather: its DG solve on the CPU (outputs to a temporary directory,
+// removed), then the first gather's arrays (a nongray case: its first spectral point's) as a gather
+// dump; the run stops there.
 void export_gather(const io::CaseSpec& cs, const std::string& case_file, const std::string& out, bool quiet) {
   const auto scratch = std::filesystem::temp_directory_path() / fmt::format("dgrte-export-{}", ::getpid());
   RunOptions ro;
   ro.case_file = case_file;
   ro.output_directory = scratch;
   ro.quiet = true;
+  ro.backend = "cpu";  // the export machine needs no device
+  struct Dumped {};    // thrown once the dump is written: the rest of the run is not needed
   std::string description;
   ro.gather_arrays = [&](const mc::GatherArrays& a, const std::string& host_only) {
-    if (!description.empty()) return;
     if (!host_only.empty())
       throw InputError(fmt::format("{}: {}: this case's gather integrates {} on the host only; a device dump needs a gather of "
                                    "emission and isotropic scattering", case_file, cs.output.final_gather_where, host_only));
     description = fmt::format("{}: final gather, {} elements, P{}, {} receivers", case_file, a.original.size(), a.order, a.receiver_int.size() / 2);
     device::write_gather_dump(out, {{a.planes, a.across, a.original},
-                                    {a.order, a.terms, a.thin_points, a.exponents, a.element, a.sigma_t, a.source, a.rules, a.faces},
+                                    {a.order, a.terms, a.thin_points, a.fit_points, a.exponents, a.element, a.sigma_t, a.source, a.rules,
+                                     a.faces},
                                     {a.receivers, a.receiver_int},
                                     description});
+    throw Dumped{};
   };
   try {
     run_case(ro);
+  } catch (const Dumped&) {
   } catch (...) {
     std::filesystem::remove_all(scratch);
     throw;

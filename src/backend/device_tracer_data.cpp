@@ -75,7 +75,7 @@ mc::GatherTracer device_gather_tracer(const std::string& device, const std::stri
     auto& gather = *opened;
     if (!gather) gather = std::make_shared<device::DeviceGather>(device::GatherGeometry{a.planes, a.across, a.original}, device, cache_dir);
     if (fresh) {
-      gather->set_fields({a.order, a.terms, a.thin_points, a.exponents, a.element, a.sigma_t, a.source, a.rules, a.faces});
+      gather->set_fields({a.order, a.terms, a.thin_points, a.fit_points, a.exponents, a.element, a.sigma_t, a.source, a.rules, a.faces});
       gather->set_receivers({a.receivers, a.receiver_int});
     }
     return gather->trace(tasks, scramble, &segments);

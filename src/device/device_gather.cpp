@@ -4,7 +4,6 @@
 #include "device/cl_handles.hpp"
 #include "device/cl_program.hpp"
 #include "device/cl_session.hpp"
-#include "device/device_tracer.hpp"
 
 #include <algorithm>
 
@@ -22,6 +21,7 @@ struct DeviceGather::Impl {
   cl::Memory receivers, receiver_int;
   GatherFields scalars;  // order, terms, thin_points (its arrays live on the device only)
   std::size_t num_receivers = 0;
+  std::size_t cells = 0, elements = 0, faces_count = 0;  // tracer cells, mesh elements, boundary faces (from the geometry)
   bool has_fields = false;
 
   template <typename T>
@@ -37,13 +37,25 @@ struct DeviceGather::Impl {
 DeviceGather::DeviceGather(const GatherGeometry& geometry, const std::string& device, const std::string& cache_dir)
     : impl_(std::make_unique<Impl>(device)) {
   auto& m = *impl_;
-  auto built = cl::build_program(m.session.context.get(), m.session.dev, m.session.info, tracer_kernel_source(), "-cl-std=CL1.2", cache_dir);
+  auto built = cl::build_program(m.session.context.get(), m.session.dev, m.session.info, gather_kernel_source(), "-cl-std=CL1.2", cache_dir);
   m.program = std::move(built.program);
   m.cache_hit = built.cache_hit;
   m.build_seconds = built.seconds;
   m.kernel = cl::make_kernel(m.program, "final_gather");
   if (geometry.planes.size() != 16 * geometry.original.size() || geometry.across.size() != 4 * geometry.original.size())
     throw DeviceError("DeviceGather: geometry array sizes do not match");
+  // The walk trusts these: every neighbour a cell, every boundary a face, every cell an element.
+  m.cells = geometry.original.size();
+  for (const int o : geometry.original) {
+    if (o < 0 || static_cast<std::size_t>(o) >= m.cells) throw DeviceError("DeviceGather: a cell maps to no mesh element");
+  }
+  m.elements = m.cells;
+  long faces = 0;
+  for (const int a : geometry.across) {
+    if (a >= static_cast<long>(m.cells)) throw DeviceError("DeviceGather: a neighbour outside the mesh");
+    if (a < 0) faces = std::max<long>(faces, -static_cast<long>(a));
+  }
+  m.faces_count = static_cast<std::size_t>(faces);
   m.planes = m.upload(geometry.planes, "face planes");
   m.across = m.upload(geometry.across, "neighbours");
   m.original = m.upload(geometry.original, "element map");
@@ -55,18 +67,28 @@ DeviceGather& DeviceGather::operator=(DeviceGather&&) noexcept = default;
 
 void DeviceGather::set_fields(const GatherFields& f) {
   auto& m = *impl_;
-  const auto n = static_cast<std::size_t>(f.order + 1), t = static_cast<std::size_t>(f.thin_points);
-  if (f.order < 1 || f.order > 8 || f.terms <= 0 || f.exponents.size() != 3 * static_cast<std::size_t>(f.terms) ||
-      f.rules.size() != 2 * n + n * n + 2 * t + t * t || f.element.size() % 6 != 0 ||
-      f.sigma_t.size() != f.element.size() / 6 * static_cast<std::size_t>(f.terms) || f.source.size() != f.sigma_t.size() || f.faces.size() % 6 != 0)
-    throw DeviceError("DeviceGather::set_fields: array sizes do not match");
+  // The kernel trusts these: its private arrays hold 9 rule points and 165 monomials (P8).
+  auto check = [](bool ok, const std::string& what) {
+    if (!ok) throw DeviceError("DeviceGather::set_fields: " + what);
+  };
+  check(f.order >= 1 && f.order <= 8, "order outside 1..8");
+  check(f.terms == (f.order + 1) * (f.order + 2) * (f.order + 3) / 6, "terms does not match the order");
+  check(f.thin_points >= 1 && f.thin_points <= 9 && f.fit_points >= f.order + 1 && f.fit_points <= 9, "rule sizes outside 1..9");
+  const auto n = static_cast<std::size_t>(f.order + 1), t = static_cast<std::size_t>(f.thin_points), q = static_cast<std::size_t>(f.fit_points);
+  check(f.exponents.size() == 3 * static_cast<std::size_t>(f.terms), "exponents has the wrong size");
+  for (const int e : f.exponents) check(e >= 0 && e <= f.order, "an exponent outside 0..order");
+  check(f.rules.size() == 2 * n + n * n + 2 * t + t * t + 2 * q + q * q, "rules has the wrong size");
+  check(f.element.size() == 6 * m.elements, "element data is not 6 values per mesh element");
+  check(f.sigma_t.size() == m.elements * static_cast<std::size_t>(f.terms) && f.source.size() == f.sigma_t.size(),
+        "sigma_t or source is not terms values per mesh element");
+  check(f.faces.size() == 6 * m.faces_count, "faces is not 6 values per boundary face");
   m.element = m.upload(f.element, "element data");
   m.sigma_t = m.upload(f.sigma_t, "sigma_t coefficients");
   m.source = m.upload(f.source, "source coefficients");
   m.exponents = m.upload(f.exponents, "monomial exponents");
   m.rules = m.upload(f.rules, "Gauss rules");
   m.faces = m.upload(f.faces, "boundary faces");
-  m.scalars.order = f.order, m.scalars.terms = f.terms, m.scalars.thin_points = f.thin_points;
+  m.scalars.order = f.order, m.scalars.terms = f.terms, m.scalars.thin_points = f.thin_points, m.scalars.fit_points = f.fit_points;
   m.has_fields = true;
 }
 
@@ -74,6 +96,9 @@ void DeviceGather::set_receivers(const GatherReceivers& r) {
   auto& m = *impl_;
   if (r.real.size() != 9 * (r.integer.size() / 2) || r.integer.size() % 2 != 0)
     throw DeviceError("DeviceGather::set_receivers: array sizes do not match");
+  for (std::size_t i = 0; i < r.integer.size(); i += 2)
+    if (r.integer[i] < 0 || static_cast<std::size_t>(r.integer[i]) >= m.cells)
+      throw DeviceError("DeviceGather::set_receivers: receiver " + std::to_string(i / 2) + " names a cell outside the mesh");
   m.receivers = m.upload(r.real, "receivers");
   m.receiver_int = m.upload(r.integer, "receivers");
   m.num_receivers = r.integer.size() / 2;
@@ -96,6 +121,7 @@ std::vector<double> DeviceGather::trace(const std::vector<std::uint32_t>& tasks,
   m.arg(a++, static_cast<cl_int>(m.scalars.order));
   m.arg(a++, static_cast<cl_int>(m.scalars.terms));
   m.arg(a++, static_cast<cl_int>(m.scalars.thin_points));
+  m.arg(a++, static_cast<cl_int>(m.scalars.fit_points));
   m.arg(a++, m.receivers);
   m.arg(a++, m.receiver_int);
   m.arg(a++, task_buffer);
@@ -119,7 +145,7 @@ std::vector<double> DeviceGather::trace(const std::vector<std::uint32_t>& tasks,
 
 namespace {
 constexpr char kGatherMagic[8] = {'D', 'G', 'R', 'T', 'E', 'G', 'T', 'H'};
-constexpr std::uint32_t kGatherVersion = 1;
+constexpr std::uint32_t kGatherVersion = 2;  // 2: the fit rule
 }  // namespace
 
 bool is_gather_dump(const std::string& path) { return binary::magic_of(path) == std::string(kGatherMagic, 8); }
@@ -131,6 +157,7 @@ void write_gather_dump(const std::string& path, const GatherDump& d) {
     put(out, kGatherVersion);
     put_array(out, d.geometry.planes), put_array(out, d.geometry.across), put_array(out, d.geometry.original);
     put<std::int32_t>(out, d.fields.order), put<std::int32_t>(out, d.fields.terms), put<std::int32_t>(out, d.fields.thin_points);
+    put<std::int32_t>(out, d.fields.fit_points);
     put_array(out, d.fields.exponents);
     for (const auto* v : {&d.fields.element, &d.fields.sigma_t, &d.fields.source, &d.fields.rules, &d.fields.faces, &d.receivers.real})
       put_array(out, *v);
@@ -155,6 +182,7 @@ GatherDump read_gather_dump(const std::string& path) {
   d.fields.order = r.get<std::int32_t>("order");
   d.fields.terms = r.get<std::int32_t>("terms");
   d.fields.thin_points = r.get<std::int32_t>("thin_points");
+  d.fields.fit_points = r.get<std::int32_t>("fit_points");
   d.fields.exponents = r.get_array<int>("exponents");
   d.fields.element = r.get_array<double>("element");
   d.fields.sigma_t = r.get_array<double>("sigma_t");

@@ -1,6 +1,6 @@
 #pragma once
-// The final gather on an OpenCL device (opencl/final_gather.cl, built in one program with
-// mc_forward.cl): one work-item per task (a receiver's samples [first, last)), the sums of its
+// The final gather on an OpenCL device (opencl/final_gather.cl, built after tracer_common.cl):
+// one work-item per task (a receiver's samples [first, last)), the sums of its
 // samples' radiance. Part of the device core (the C++ standard library and OpenCL only): the
 // gather's view of the problem comes as plain arrays, built by src/mc/final_gather.cpp
 // (mc::GatherArrays); its host twin is that file's sample_receiver.
@@ -23,10 +23,10 @@ struct GatherGeometry {
 // What the rays integrate (one DG solution): per mesh element centre (3), 1 / size, max sigma_t,
 // uniform flag (6 each), the monomial coefficients of sigma_t and of the source (terms each), the
 // monomials' exponents (3 per term), the Gauss rules (p + 1 points, weights, (p + 1)^2 map to
-// monomials; thin_points points, weights, thin_points^2 map), and per boundary face the radiance it
+// monomials; the same for thin_points and for fit_points), and per boundary face the radiance it
 // leaves with / pi, absorptivity, specular share, inward normal (6 each).
 struct GatherFields {
-  int order = 1, terms = 0, thin_points = 2;
+  int order = 1, terms = 0, thin_points = 2, fit_points = 3;
   std::vector<int> exponents;
   std::vector<double> element, sigma_t, source, rules, faces;
 };
@@ -72,5 +72,8 @@ class DeviceGather {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The OpenCL source of the gather (generated gather_sources.cpp: tracer_common.cl + final_gather.cl).
+const char* gather_kernel_source();
 
 }  // namespace dgrte::device

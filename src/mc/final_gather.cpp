@@ -120,9 +120,10 @@ struct Fields {
   // A segment's source as a polynomial in s = t / l: its values at the p + 1 Gauss points s_i of
   // [0, 1] times to_monomials (row-major, (p + 1)^2) give the coefficients of s^k.
   std::vector<double> gauss_s, gauss_w, to_monomials;
-  // The same with thin_points Gauss points, for optically thin chords.
-  int thin_points = 2;
-  std::vector<double> thin_s, thin_w, thin_to_monomials;
+  // The same with thin_points Gauss points, for optically thin chords, and with fit_points =
+  // max(p + 1, 3) for the source times exp(-delta) on a sub-interval.
+  int thin_points = 2, fit_points = 3;
+  std::vector<double> thin_s, thin_w, thin_to_monomials, fit_s, fit_w, fit_to_monomials;
 
   // Monomials of the local coordinates of x in element e.
   void monomials(std::size_t e, const Vec3& x, double* out) const {
@@ -221,6 +222,8 @@ Fields make_fields(const GatherInput& in, const std::vector<BeamField>& beam_fie
   gauss_rule(f.order + 1, f.gauss_s, f.gauss_w, f.to_monomials);
   f.thin_points = std::max(2, (f.order + 2) / 2);
   gauss_rule(f.thin_points, f.thin_s, f.thin_w, f.thin_to_monomials);
+  f.fit_points = std::max(f.order + 1, 3);
+  gauss_rule(f.fit_points, f.fit_s, f.fit_w, f.fit_to_monomials);
   bool any_anisotropic = false;
   for (std::size_t el = 0; el < K; ++el) {
     const int op = in.medium.scattering_of_element.empty() ? -1 : in.medium.scattering_of_element[el];
@@ -423,7 +426,7 @@ class RayIntegrator {
       return l * integral;
     }
     const int n = f_.order + 1;
-    const auto un = static_cast<std::size_t>(n);
+    const auto un = static_cast<std::size_t>(n), uf = static_cast<std::size_t>(f_.fit_points);
     double S_val[9], beta_val[9], S_coef[9], beta_coef[9], tau_coef[10];
     for (std::size_t i = 0; i < un; ++i) {
       S_val[i] = source_at(l * f_.gauss_s[i]);  // leaves the point's monomials in mono
@@ -453,17 +456,20 @@ class RayIntegrator {
       const double s_a = sub * step;
       const double tau_b = uniform ? beta_val[0] * l : std::max(tau_a, tau_at(s_a + step));  // sigma_t's polynomial may dip below 0
       const double beta = (tau_b - tau_a) / h;
+      // f is fitted at fit_points = max(p + 1, 3) points: at P1, delta is quadratic even where S and
+      // sigma_t are linear. delta takes tau's running maximum (as tau_b does where sigma_t's
+      // polynomial dips below 0), so it never amplifies the source.
       double f_val[9];
-      for (std::size_t i = 0; i < un; ++i) {
-        const double u = f_.gauss_s[i], x = s_a + step * u;
-        const double S = n_sub == 1 ? S_val[i] : polynomial ? horner(S_coef, un, x) : source_at(l * x);
-        const double delta = uniform ? 0.0 : tau_at(x) - tau_a - beta * h * u;
+      for (std::size_t i = 0; i < uf; ++i) {
+        const double u = f_.fit_s[i], x = s_a + step * u;
+        const double S = n_sub == 1 && uf == un ? S_val[i] : polynomial ? horner(S_coef, un, x) : source_at(l * x);
+        const double delta = uniform ? 0.0 : std::max(tau_at(x), tau_a) - tau_a - beta * h * u;
         f_val[i] = delta == 0 ? S : S * std::exp(-delta);
       }
       double moments[9];
-      const double transmission = exp_moments(beta * h, n - 1, moments);
+      const double transmission = exp_moments(beta * h, f_.fit_points - 1, moments);
       double part = 0;
-      for (std::size_t k = 0; k < un; ++k) part += dot_n(&f_.to_monomials[k * un], f_val, un) * moments[k];
+      for (std::size_t k = 0; k < uf; ++k) part += dot_n(&f_.fit_to_monomials[k * uf], f_val, uf) * moments[k];
       integral += T_a * h * part;
       T_a *= transmission;
       tau_a = tau_b;
@@ -696,12 +702,13 @@ GatherArrays gather_arrays(const McModel& model, const Fields& f, const std::vec
     }
     a.original.push_back(static_cast<int>(model.mesh.original[t]));
   }
-  a.order = f.order, a.terms = static_cast<int>(f.terms), a.thin_points = f.thin_points;
+  a.order = f.order, a.terms = static_cast<int>(f.terms), a.thin_points = f.thin_points, a.fit_points = f.fit_points;
   for (const auto& e : f.exponents) a.exponents.insert(a.exponents.end(), e.begin(), e.end());
   for (std::size_t e = 0; e < f.centre.size(); ++e)
     a.element.insert(a.element.end(), {f.centre[e][0], f.centre[e][1], f.centre[e][2], f.scale[e], f.sigma_t_max[e], f.sigma_t_constant[e] ? 1.0 : 0.0});
   a.sigma_t = f.sigma_t, a.source = f.source;
-  for (const auto* r : {&f.gauss_s, &f.gauss_w, &f.to_monomials, &f.thin_s, &f.thin_w, &f.thin_to_monomials}) a.rules.insert(a.rules.end(), r->begin(), r->end());
+  for (const auto* r : {&f.gauss_s, &f.gauss_w, &f.to_monomials, &f.thin_s, &f.thin_w, &f.thin_to_monomials, &f.fit_s, &f.fit_w, &f.fit_to_monomials})
+    a.rules.insert(a.rules.end(), r->begin(), r->end());
   for (std::size_t b = 0; b < model.faces.size(); ++b) {
     const auto& face = model.faces[b];
     a.faces.insert(a.faces.end(), {face.leaving() / kPi + reflected[b], face.absorptivity, face.specular_share, face.inward[0], face.inward[1], face.inward[2]});

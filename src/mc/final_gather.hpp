@@ -62,7 +62,7 @@ struct GatherInput {
 struct GatherArrays {
   std::vector<double> planes;  // per tracer cell 4 x (n, offset)
   std::vector<int> across, original;
-  int order = 1, terms = 0, thin_points = 2;
+  int order = 1, terms = 0, thin_points = 2, fit_points = 3;
   std::vector<int> exponents;
   std::vector<double> element, sigma_t, source, rules, faces;
   std::vector<double> receivers;
