@@ -19,10 +19,9 @@
 // the cosine-weighted hemisphere (wall points): deterministic, no noise, and nested, so that doubling
 // a point's rays keeps the earlier ones. Each point starts with min_rays and doubles until its value
 // and the value from the first half of its rays differ by at most tolerance x max(|value|, floor)
-// at two doublings in a row
-// (floor: 1 % of the largest DG value of the kind), or max_rays. Walls are gathered at (p + 1)^2
-// quadrature points per face and projected (L2) onto the face nodes; perfect mirrors (symmetry
-// planes) keep the DG q_in.
+// at two doublings in a row (floor: 1 % of the largest DG value of the kind), or max_rays. Walls are
+// gathered at the points of a triangle rule exact to degree 2p (3 per face at P1, 6 at P2, (p + 1)^2
+// above) and projected (L2) onto the face nodes; perfect mirrors (symmetry planes) keep the DG q_in.
 #include "angular/quadrature.hpp"
 #include "io/case_file.hpp"
 #include "mc/monte_carlo.hpp"
