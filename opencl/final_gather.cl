@@ -86,8 +86,6 @@ double dot_global(const double* a, __global const double* b, int n) {
   return s;
 }
 
-double dot_private(const double* a, __global const double* b, int n) { return dot_global(a, b, n); }
-
 double horner(const double* c, int count, double x) {
   double v = c[count - 1];
   for (int k = count - 2; k >= 0; --k) v = v * x + c[k];
@@ -118,8 +116,8 @@ double gather_segment(const GatherFields* f, int e, const double* x, const doubl
       const double t = l * thin_s[i];
       const double y[3] = {x[0] + t * d[0], x[1] + t * d[1], x[2] + t * d[2]};
       gather_monomials(f, e, y, mono);
-      S_val[i] = dot_private(mono, c_source, f->terms);
-      tau += thin_w[i] * (flat ? el[4] : dot_private(mono, c_beta, f->terms));
+      S_val[i] = dot_global(mono, c_source, f->terms);
+      tau += thin_w[i] * (flat ? el[4] : dot_global(mono, c_beta, f->terms));
     }
     tau = fmax(0.0, tau * l);
     const double transmission = exp_moments(tau, m - 1, moments);
@@ -139,8 +137,8 @@ double gather_segment(const GatherFields* f, int e, const double* x, const doubl
     const double t = l * gauss_s[i];
     const double y[3] = {x[0] + t * d[0], x[1] + t * d[1], x[2] + t * d[2]};
     gather_monomials(f, e, y, mono);
-    S_val[i] = dot_private(mono, c_source, f->terms);
-    beta_val[i] = flat ? el[4] : dot_private(mono, c_beta, f->terms);
+    S_val[i] = dot_global(mono, c_source, f->terms);
+    beta_val[i] = flat ? el[4] : dot_global(mono, c_beta, f->terms);
   }
   double beta_lo = beta_val[0], beta_hi = beta_val[0];
   for (int i = 0; i < n; ++i) beta_lo = fmin(beta_lo, beta_val[i]), beta_hi = fmax(beta_hi, beta_val[i]);

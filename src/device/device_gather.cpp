@@ -21,7 +21,7 @@ struct DeviceGather::Impl {
   cl::Memory receivers, receiver_int;
   GatherFields scalars;  // order, terms, thin_points (its arrays live on the device only)
   std::size_t num_receivers = 0;
-  std::size_t cells = 0, elements = 0, faces_count = 0;  // tracer cells, mesh elements, boundary faces (from the geometry)
+  std::size_t cells = 0, faces_count = 0;  // tracer cells (= mesh elements), boundary faces (from the geometry)
   bool has_fields = false;
 
   template <typename T>
@@ -49,7 +49,6 @@ DeviceGather::DeviceGather(const GatherGeometry& geometry, const std::string& de
   for (const int o : geometry.original) {
     if (o < 0 || static_cast<std::size_t>(o) >= m.cells) throw DeviceError("DeviceGather: a cell maps to no mesh element");
   }
-  m.elements = m.cells;
   long faces = 0;
   for (const int a : geometry.across) {
     if (a >= static_cast<long>(m.cells)) throw DeviceError("DeviceGather: a neighbour outside the mesh");
@@ -78,8 +77,8 @@ void DeviceGather::set_fields(const GatherFields& f) {
   check(f.exponents.size() == 3 * static_cast<std::size_t>(f.terms), "exponents has the wrong size");
   for (const int e : f.exponents) check(e >= 0 && e <= f.order, "an exponent outside 0..order");
   check(f.rules.size() == 2 * n + n * n + 2 * t + t * t + 2 * q + q * q, "rules has the wrong size");
-  check(f.element.size() == 6 * m.elements, "element data is not 6 values per mesh element");
-  check(f.sigma_t.size() == m.elements * static_cast<std::size_t>(f.terms) && f.source.size() == f.sigma_t.size(),
+  check(f.element.size() == 6 * m.cells, "element data is not 6 values per mesh element");
+  check(f.sigma_t.size() == m.cells * static_cast<std::size_t>(f.terms) && f.source.size() == f.sigma_t.size(),
         "sigma_t or source is not terms values per mesh element");
   check(f.faces.size() == 6 * m.faces_count, "faces is not 6 values per boundary face");
   m.element = m.upload(f.element, "element data");

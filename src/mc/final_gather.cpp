@@ -657,32 +657,31 @@ std::vector<PointIntegral> integrate_points(const std::vector<Receiver>& receive
   while (true) {
     tasks.clear(), first_half.clear();
     for (std::size_t i = 0; i < receivers.size(); ++i) {
-      const auto& st = state[i];
+      auto& st = state[i];
       if (!st.open) continue;
       const auto id = static_cast<std::uint32_t>(i);
       if (st.n == 0 && st.target > 1) {  // the first pass: its first half is the first estimate's half
         add_tasks(id, 0, st.target / 2, true);
         add_tasks(id, st.target / 2, st.target, false);
       } else {
+        st.sum_half = st.sum;  // a doubling: the half is everything traced so far
         add_tasks(id, st.n, st.target, false);
       }
     }
     if (tasks.empty()) return out;
     const std::vector<std::array<double, 4>> sums = trace(tasks);
-    std::vector<std::array<double, 4>> before(receivers.size()), half_pass(receivers.size());
-    for (std::size_t i = 0; i < receivers.size(); ++i) before[i] = state[i].sum;
     for (std::size_t k = 0; k < tasks.size(); ++k) {
       auto& st = state[tasks[k].receiver];
       for (std::size_t c = 0; c < 4; ++c) {
         st.sum[c] += sums[k][c];
-        if (first_half[k]) half_pass[tasks[k].receiver][c] += sums[k][c];
+        if (first_half[k]) st.sum_half[c] += sums[k][c];
       }
     }
     for (std::size_t i = 0; i < receivers.size(); ++i) {
       auto& st = state[i];
       if (!st.open) continue;
       const int n_half = st.n > 0 ? st.n : st.target > 1 ? st.target / 2 : st.target;
-      st.sum_half = st.n > 0 ? before[i] : st.target > 1 ? half_pass[i] : st.sum;
+      if (n_half == st.target) st.sum_half = st.sum;  // a single sample: no half
       st.n = st.target;
       const double norm = receivers[i].sphere ? 4 * kPi : kPi;
       auto& r = out[i];
