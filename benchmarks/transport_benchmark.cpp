@@ -247,8 +247,8 @@ class TimedBackend final : public dgrte::backend::TransportBackend {
  public:
   explicit TimedBackend(dgrte::backend::TransportBackend& inner) : inner_(inner) {}
   std::size_t size() const override { return inner_.size(); }
-  void set_direction(const Vec3& s, std::span<const double> kappa, BlockKind blocks) override {
-    inner_.set_direction(s, kappa, blocks);
+  void set_direction(const Vec3& s, const dgrte::transport::ReactionTerm& sigma_t, BlockKind blocks) override {
+    inner_.set_direction(s, sigma_t, blocks);
   }
   void apply(std::span<const double> u, std::span<double> y) override {
     const auto t0 = Clock::now();
@@ -386,7 +386,8 @@ json run_case(const Options& opt, const MeshEntry& m, int order, double stream_g
 
   dgrte::backend::CpuTransport cpu(disc, opt.budget);
   TimedBackend op(cpu);
-  std::vector<double> kappa(N, kKappa), ex(N), rhs(N), g(K * 4 * nfp);
+  const tr::ReactionTerm kappa(std::vector<double>(N, kKappa), static_cast<int>(np));
+  std::vector<double> ex(N), rhs(N), g(K * 4 * nfp);
   for (std::size_t i = 0; i < N; ++i) {
     ex[i] = exact(disc.node_position[i]);
     rhs[i] = source(s, disc.node_position[i]);

@@ -1,5 +1,6 @@
 // Element-local solves with the diagonal block of the upwind operator,
-//   B_e = sum_d a_d D_d + diag(sigma_t) - LIFT (c_ef on the element's own inflow-face nodes),
+//   B_e = sum_d a_d D_d + K_e - LIFT (c_ef on the element's own inflow-face nodes),
+// K_e = diag(sigma_t), or the element's extinction block where sigma_t varies on it,
 // assembled and factorised in local memory by the work-group at every call: nothing is stored per
 // element x direction. Block Jacobi (block_jacobi) and the sweep (sweep_level.cl) use it.
 // Host twins: host_block_jacobi and host_sweep_level (host_kernels.cpp).
@@ -9,17 +10,21 @@
 #define ROW (NP + 1)
 #define MASK_WORDS ((NP + 63) / 64)
 
-// Row i of the block of the element with geometry g, direction s; sigma_i = sigma_t at node i
-// (0 for the "partial" block without absorption); rhs_i into the augmented column.
+// Row i of the block of the element with geometry g, direction s; Kb: the element's extinction
+// block, or null and sigma_i = sigma_t at node i (0 for the "partial" block without absorption);
+// rhs_i into the augmented column.
 inline void assemble_row(__local REAL* Ar, int i, __global const REAL* g, REAL sx, REAL sy, REAL sz,
                          __global const REAL* d_ref, __global const REAL* lift, __global const int* face_nodes,
-                         REAL sigma_i, REAL rhs_i) {
+                         __global const REAL* Kb, REAL sigma_i, REAL rhs_i) {
   const REAL a0 = stream_coefficient(g, 0, sx, sy, sz);
   const REAL a1 = stream_coefficient(g, 1, sx, sy, sz);
   const REAL a2 = stream_coefficient(g, 2, sx, sy, sz);
   for (int j = 0; j < NP; ++j)
     Ar[j] = a0 * d_ref[j * NP + i] + a1 * d_ref[NP * NP + j * NP + i] + a2 * d_ref[2 * NP * NP + j * NP + i];
-  Ar[i] += sigma_i;
+  if (Kb)
+    for (int j = 0; j < NP; ++j) Ar[j] += Kb[j * NP + i];
+  else
+    Ar[i] += sigma_i;
   for (int f = 0; f < 4; ++f) {
     const REAL cf = inflow_coefficient(g, f, sx, sy, sz);
     if (cf == (REAL)0) continue;
@@ -78,7 +83,8 @@ inline void eliminate(__local REAL* A, __local int* pivot_row, __local REAL* x, 
 // "partial" block (streaming and faces only), 1 the full block.
 __kernel void block_jacobi(const int K, const long n, const int include_sigma, __global const REAL* directions,
                            __global const REAL* geometry, __global const int* face_nodes, __global const REAL* d_ref,
-                           __global const REAL* lift, __global const REAL* sigma_t, __global const int* active,
+                           __global const REAL* lift, __global const REAL* sigma_t, __global const int* sigma_block_of,
+                           __global const REAL* sigma_blocks, __global const int* active,
                            __global const REAL* r, __global REAL* z) {
   const int c = get_global_id(1);
   if (!active[c]) return;
@@ -92,7 +98,9 @@ __kernel void block_jacobi(const int K, const long n, const int include_sigma, _
   const long k = (long)e * NP + i;
   if (e < K) {
     assemble_row(Ae + i * ROW, i, geometry + (long)e * GEO_STRIDE, directions[3 * c], directions[3 * c + 1],
-                 directions[3 * c + 2], d_ref, lift, face_nodes, include_sigma ? sigma_t[k] : (REAL)0, r[c * n + k]);
+                 directions[3 * c + 2], d_ref, lift, face_nodes,
+                 include_sigma ? sigma_block(sigma_block_of, sigma_blocks, e) : (__global const REAL*)0,
+                 include_sigma ? sigma_t[k] : (REAL)0, r[c * n + k]);
   } else {
     identity_row(Ae + i * ROW, i);
   }

@@ -10,20 +10,33 @@
 // base[c] = (has_base ? base[c] : 0) + sigma_s sum_j Y[op(e), m_c, j] phi[k R + j]: the in-scattering
 // of ordinate m_c = ordinate[c] from the moments phi (R per node; Y = the element's scattering
 // operator's to_direction table [op][m][R], zero-padded to R). In place: base holds the fixed
-// source (emission, user source, scattered beams) when has_base.
+// source (emission, user source, scattered beams) when has_base. Where sigma_s varies on an element
+// (sigma_s_block_of[e] >= 0), its Galerkin block times the element's nodal sums replaces sigma_s.
+inline REAL scattered_at(__global const REAL* Y, const int R, __global const REAL* phi, const long node) {
+  ACC a = 0;
+  for (int j = 0; j < R; ++j) a += (ACC)Y[j] * (ACC)phi[node * R + j];
+  return (REAL)a;
+}
+
 __kernel void scatter_source(const long n, const int M, const int R, const int has_base, __global const int* ordinate,
                              __global const int* op_of_element, __global const REAL* to_direction,
-                             __global const REAL* sigma_s, __global const REAL* phi, __global REAL* base) {
+                             __global const REAL* sigma_s, __global const int* sigma_s_block_of,
+                             __global const REAL* sigma_s_blocks, __global const REAL* phi, __global REAL* base) {
   const long k = get_global_id(0);
   const int c = get_global_id(1);
   if (k >= n) return;
   REAL s = has_base ? base[c * n + k] : (REAL)0;
-  const int op = R > 0 ? op_of_element[k / NP] : -1;
+  const int e = (int)(k / NP);
+  const int op = R > 0 ? op_of_element[e] : -1;
   if (op >= 0) {
     __global const REAL* Y = to_direction + ((long)op * M + ordinate[c]) * R;
-    ACC a = 0;
-    for (int j = 0; j < R; ++j) a += (ACC)Y[j] * (ACC)phi[k * R + j];
-    s += sigma_s[k] * (REAL)a;
+    __global const REAL* Kb = sigma_block(sigma_s_block_of, sigma_s_blocks, e);
+    if (Kb) {
+      const int i = (int)(k - (long)e * NP);
+      for (int j = 0; j < NP; ++j) s += Kb[j * NP + i] * scattered_at(Y, R, phi, (long)e * NP + j);
+    } else {
+      s += sigma_s[k] * scattered_at(Y, R, phi, k);
+    }
   }
   base[c * n + k] = s;
 }

@@ -10,6 +10,7 @@ __kernel void sweep_level(const int K, const long n, const int level, const int 
                           __global const REAL* lagged, __global const REAL* directions, __global const REAL* geometry,
                           __global const int* neighbour_node, __global const int* face_nodes,
                           __global const REAL* d_ref, __global const REAL* lift, __global const REAL* sigma_t,
+                          __global const int* sigma_block_of, __global const REAL* sigma_blocks,
                           __global const int* active, __global const REAL* rhs, __global REAL* u) {
   const int c = get_global_id(1);
   if (!active[c]) return;
@@ -45,7 +46,8 @@ __kernel void sweep_level(const int K, const long n, const int level, const int 
   if (live) {
     REAL ri = rhs[c * n + k];
     for (int q = 0; q < FACE_VALUES; ++q) ri -= lift[q * NP + i] * upwind[le * FACE_VALUES + q];
-    assemble_row(Ae + i * ROW, i, g, sx, sy, sz, d_ref, lift, face_nodes, sigma_t[k], ri);
+    assemble_row(Ae + i * ROW, i, g, sx, sy, sz, d_ref, lift, face_nodes, sigma_block(sigma_block_of, sigma_blocks, e),
+                 sigma_t[k], ri);
   } else {
     identity_row(Ae + i * ROW, i);
   }

@@ -1,5 +1,6 @@
 // y = A u for a batch of columns (one direction each): the upwind DG operator
-//   (A u)_e = sum_d a_d D_d u_e + sigma_t u_e + LIFT (c_ef (u+ - u-) on inflow faces)
+//   (A u)_e = sum_d a_d D_d u_e + K_e u_e + LIFT (c_ef (u+ - u-) on inflow faces)
+// (K_e: sigma_t at the nodes, or the element's extinction block)
 // (He et al. 2013, Eqs. 15-25, strong form, M^-1-scaled). Host twin: host_apply (host_kernels.cpp).
 //
 // Work: dim 0 = APPLY_EPG elements x NP nodes per work-group, one work-item per node; dim 1 = column.
@@ -45,7 +46,8 @@ __kernel void apply_operator(const int K, const long n, __global const REAL* dir
                              __global const int* face_nodes, __global const REAL* d_ref,  // Dr|Ds|Dt, NP x NP each
                              __global const REAL* gradients, const int use_gradients,
                              __global const REAL* lift,                                   // NP x 4 NFP
-                             __global const REAL* sigma_t, __global const int* active,
+                             __global const REAL* sigma_t, __global const int* sigma_block_of,
+                             __global const REAL* sigma_blocks, __global const int* active,
                              __global const REAL* u, __global REAL* y) {
   const int c = get_global_id(1);
   if (!active[c]) return;  // uniform over the work-group: the whole group leaves
@@ -74,6 +76,12 @@ __kernel void apply_operator(const int K, const long n, __global const REAL* dir
     }
   }
   const long k = (long)e * NP + i;
+  __global const REAL* Kb = sigma_block(sigma_block_of, sigma_blocks, e);
+  REAL reaction = 0;
+  if (Kb)
+    for (int j = 0; j < NP; ++j) reaction += Kb[j * NP + i] * ue[j];
+  else
+    reaction = sigma_t[k] * ue[i];
   y[c * n + k] = stream_coefficient(g, 0, sx, sy, sz) * gr + stream_coefficient(g, 1, sx, sy, sz) * gs +
-                 stream_coefficient(g, 2, sx, sy, sz) * gt + sigma_t[k] * ue[i] + lifted;
+                 stream_coefficient(g, 2, sx, sy, sz) * gt + reaction + lifted;
 }

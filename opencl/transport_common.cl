@@ -12,6 +12,14 @@
 #define GEO_STRIDE 25
 #define FACE_VALUES (4 * NFP)
 
+// The extinction term of element e (transport/reaction.hpp): its Galerkin block (np x np,
+// column-major) where sigma_t varies on the element, else null (sigma_t at the nodes).
+// sigma_block_of holds one entry per element, -1 for diagonal elements.
+inline __global const REAL* sigma_block(__global const int* sigma_block_of, __global const REAL* sigma_blocks, int e) {
+  const int b = sigma_block_of[e];
+  return b < 0 ? (__global const REAL*)0 : sigma_blocks + (long)b * (NP * NP);
+}
+
 // a_d = s . grad(r_d): streaming coefficient along reference direction d (He et al. 2013, Eq. 18).
 inline REAL stream_coefficient(__global const REAL* g, int d, REAL sx, REAL sy, REAL sz) {
   return sx * g[3 * d] + sy * g[3 * d + 1] + sz * g[3 * d + 2];

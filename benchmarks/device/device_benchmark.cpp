@@ -144,7 +144,7 @@ json grind_entry(double seconds, std::size_t dofs, std::size_t cols, double byte
 // The CPU path of each kernel, `cols` directions, threads as the gray solver uses them: the apply
 // and the block solve parallel over elements (one direction at a time, CpuTransport), the sweeps
 // parallel over directions (threads over ordinates, the default of solver.threads).
-json cpu_kernels(const dgrte::transport::Discretization& disc, std::span<const double> sigma, const std::vector<Vec3>& dirs,
+json cpu_kernels(const dgrte::transport::Discretization& disc, const dgrte::transport::ReactionTerm& sigma, const std::vector<Vec3>& dirs,
                  const std::vector<dgrte::transport::SweepPlan>& plans, int repeats, double stream_bw) {
   const std::size_t n = disc.num_dofs(), cols = dirs.size();
   const double bytes = bytes_per_column(disc, 8);
@@ -285,7 +285,7 @@ int main(int argc, char** argv) {
       for (int order : opt.orders) {
         const auto disc = dgrte::transport::make_discretization(mesh, order);
         const std::size_t n = disc.num_dofs();
-        const std::vector<double> sigma(n, 1.0);
+        const dgrte::transport::ReactionTerm sigma(std::vector<double>(n, 1.0), disc.ref.num_nodes);
         std::vector<dgrte::transport::SweepPlan> plans;
         for (const auto& s : dirs) plans.push_back(dgrte::transport::plan_sweep(disc, s));
         auto data = dgrte::backend::device_data(disc, sigma);

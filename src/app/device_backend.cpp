@@ -148,21 +148,19 @@ void export_case(const std::string& case_file, const std::string& out, bool quie
     for (std::size_t m = 0; m < quad->size(); ++m) dirs.push_back(walls.streaming(static_cast<int>(m)));
   else
     dirs = cs.directions;
-  const std::size_t n = disc.num_dofs();
   std::vector<std::vector<double>> rhs;
   std::vector<transport::SweepPlan> plans;
   const std::vector<double> state(walls.state_size(), 0.0), specular(walls.specular_size(), 0.0);
   std::vector<double> g(walls.num_faces() * walls.face_nodes());
   for (std::size_t m = 0; m < dirs.size(); ++m) {
-    std::vector<double> r(n);
-    for (std::size_t i = 0; i < n; ++i) r[i] = medium.kappa[i] * medium.blackbody_intensity[i];
+    std::vector<double> r(medium.emission);
     problem::add_user_source(medium, disc, dirs[m], r);
     walls.inflow(quad ? static_cast<int>(m) : -1, dirs[m], true, state, specular, g);
     walls.lift(dirs[m], g, r);
     rhs.push_back(std::move(r));
     plans.push_back(transport::plan_sweep(disc, dirs[m]));
   }
-  auto data = backend::device_data(disc, medium.sigma_t);
+  auto data = backend::device_data(disc, medium.extinction);
   backend::add_directions(data, dirs, rhs, plans);
   data.description = fmt::format("{}: {} tets, P{}, {} directions", case_file, disc.num_elements(), cs.order, dirs.size());
   device::write_transport_data(out, data);

@@ -36,6 +36,7 @@
 #include <iostream>
 #include <numeric>
 #include <optional>
+#include <unordered_map>
 
 namespace dgrte::app {
 namespace {
@@ -174,7 +175,7 @@ void finish(Setup& s, nlohmann::json& summary, double setup_seconds, double solv
 // g: scratch of walls.num_faces() * walls.face_nodes() values.
 void direction_rhs(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
                    const transport::Vec3& dir, std::span<double> rhs, std::vector<double>& g) {
-  for (std::size_t i = 0; i < rhs.size(); ++i) rhs[i] = medium.kappa[i] * medium.blackbody_intensity[i];
+  std::copy(medium.emission.begin(), medium.emission.end(), rhs.begin());
   problem::add_user_source(medium, disc, dir, rhs);
   walls.inflow(-1, dir, true, {}, {}, g);
   walls.lift(dir, g, rhs);
@@ -197,7 +198,7 @@ void solve_directions_on_device(Setup& s, const problem::Medium& medium, const p
   const bool sweeps = inner == io::InnerMethod::sweep || cs.solver.preconditioner == io::Preconditioner::sweep;
   if (sweeps)
     for (const auto& dir : cs.directions) plans.push_back(transport::plan_sweep(disc, dir));
-  auto data = backend::device_data(disc, medium.sigma_t);
+  auto data = backend::device_data(disc, medium.extinction);
   backend::add_directions(data, cs.directions, {}, plans);
   device = std::make_unique<device::DeviceTransport>(std::move(data), choice.options);
   s.log(fmt::format("  OpenCL device {} ({} precision), kernels {} in {:.2f} s", device->device().label(),
@@ -245,7 +246,7 @@ void solve_directions_on_device(Setup& s, const problem::Medium& medium, const p
     for (std::size_t c = 0; c < cols; ++c) {
       const auto& dir = cs.directions[d0 + c];
       std::vector<double> x(u.begin() + static_cast<long>(c * n), u.begin() + static_cast<long>((c + 1) * n)), y(n);
-      check.set_direction(dir, medium.sigma_t, backend::BlockKind::none);
+      check.set_direction(dir, medium.extinction, backend::BlockKind::none);
       check.apply(x, y);
       double r2 = 0, b2 = 0;
       for (std::size_t i = 0; i < n; ++i) r2 += (y[i] - b[c * n + i]) * (y[i] - b[c * n + i]), b2 += b[c * n + i] * b[c * n + i];
@@ -306,11 +307,11 @@ nlohmann::json solve_directions_distributed(Setup& s, const Distributed& d, cons
       const transport::PassCoupling coupling{owned, [&](std::span<double> v) { exchange.update(v); }, [](double* v) {
                                                MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD);
                                              }};
-      const auto passes = transport::sweep_solve(disc, plan, medium.sigma_t, rhs, full, cs.solver.rtol, 1000, false, &coupling).passes;
+      const auto passes = transport::sweep_solve(disc, plan, medium.extinction, rhs, full, cs.solver.rtol, 1000, false, &coupling).passes;
       std::copy_n(full.begin(), owned, u.begin());
       // The true residual of the global system.
       std::vector<double> y(owned);
-      dop.set_direction(dir, medium.sigma_t, backend::BlockKind::none);
+      dop.set_direction(dir, medium.extinction, backend::BlockKind::none);
       dop.apply(u, y);
       double sums[2] = {0, 0};
       for (std::size_t i = 0; i < owned; ++i) sums[0] += (y[i] - b[i]) * (y[i] - b[i]), sums[1] += b[i] * b[i];
@@ -328,12 +329,12 @@ nlohmann::json solve_directions_distributed(Setup& s, const Distributed& d, cons
       if (cs.solver.preconditioner == io::Preconditioner::sweep) {
         // Bi-CGSTAB around one sweep of the owned elements, ghost inflow zero: block Jacobi across
         // ranks inside the global Krylov iteration.
-        transport::SweepPreconditioned pc(op, disc, plan, medium.sigma_t);
+        transport::SweepPreconditioned pc(op, disc, plan, medium.extinction);
         parallel::DistributedTransport dpc(pc, exchange, owned);
-        dpc.set_direction(dir, medium.sigma_t, blocks);
+        dpc.set_direction(dir, medium.extinction, blocks);
         res = transport::solve_bicgstab(dpc, b, u, ko);
       } else {
-        dop.set_direction(dir, medium.sigma_t, blocks);
+        dop.set_direction(dir, medium.extinction, blocks);
         res = transport::solve_bicgstab(dop, b, u, ko);
       }
       js.update({{"iterations", res.iterations}, {"relative_residual", res.relative_residual}, {"converged", res.converged},
@@ -399,8 +400,8 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
       const auto tp = Clock::now();
       const auto plan = transport::plan_sweep(disc, dir);
       const double plan_sec = seconds_since(tp);
-      const auto res = transport::sweep_solve(disc, plan, medium.sigma_t, rhs, u, cs.solver.rtol, 200, cs.solver.positivity);
-      op.set_direction(dir, medium.sigma_t, backend::BlockKind::none);
+      const auto res = transport::sweep_solve(disc, plan, medium.extinction, rhs, u, cs.solver.rtol, 200, cs.solver.positivity);
+      op.set_direction(dir, medium.extinction, backend::BlockKind::none);
       std::vector<double> y(n);
       op.apply(u, y);
       double r2 = 0, b2 = 0;
@@ -423,11 +424,11 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
         const auto plan = transport::plan_sweep(disc, dir);
         js = {{"levels", plan.num_levels()}, {"cycles", plan.cycles}, {"lagged_faces", plan.lagged},
               {"lagged_fraction", plan.lagged_fraction}, {"plan_seconds", seconds_since(tp)}};
-        transport::SweepPreconditioned pc(op, disc, plan, medium.sigma_t);
-        pc.set_direction(dir, medium.sigma_t, blocks);
+        transport::SweepPreconditioned pc(op, disc, plan, medium.extinction);
+        pc.set_direction(dir, medium.extinction, blocks);
         res = transport::solve_bicgstab(pc, rhs, u, ko);
       } else {
-        op.set_direction(dir, medium.sigma_t, blocks);
+        op.set_direction(dir, medium.extinction, blocks);
         preconditioner_bytes = std::max(preconditioner_bytes, op.preconditioner_bytes());
         res = transport::solve_bicgstab(op, rhs, u, ko);
       }
@@ -560,6 +561,55 @@ solver::GrayOptions gray_options(const io::CaseSpec& cs, const RunOptions& opt) 
   return go;
 }
 
+// Rank 0's output points (probes, located on the whole mesh) for a rank's medium: the points in its
+// owned elements, with rank 0's interpolation weights (a local element keeps its global vertex
+// order). A nongray run's div q at the probes is then summed over the points' owners
+// (reduce_output_points). Collective.
+void share_output_points(const Distributed& d, const RootProblem* root, const io::CaseSpec& cs, const transport::Discretization& disc,
+                         problem::Medium& medium) {
+  const auto np = static_cast<std::size_t>(disc.num_nodes());
+  const problem::Medium::OutputPoints* from = root && root->medium ? &root->medium->output_points : nullptr;
+  long count = from ? static_cast<long>(from->size()) : 0;
+  MPI_Bcast(&count, 1, MPI_LONG, 0, PETSC_COMM_WORLD);
+  if (count == 0) return;
+  const auto P = static_cast<std::size_t>(count);
+  std::vector<double> x(3 * P), weights(P * np);
+  std::vector<long> element(P);
+  if (from) {
+    for (std::size_t p = 0; p < P; ++p) std::copy(from->position[p].begin(), from->position[p].end(), x.begin() + static_cast<long>(3 * p));
+    element = from->element;
+    weights = from->weights;
+  }
+  MPI_Bcast(x.data(), static_cast<int>(x.size()), MPI_DOUBLE, 0, PETSC_COMM_WORLD);
+  MPI_Bcast(element.data(), static_cast<int>(P), MPI_LONG, 0, PETSC_COMM_WORLD);
+  MPI_Bcast(weights.data(), static_cast<int>(weights.size()), MPI_DOUBLE, 0, PETSC_COMM_WORLD);
+  std::unordered_map<long, long> local_of;
+  for (std::size_t e = 0; e < d.local.num_owned; ++e) local_of[d.local.global_element[e]] = static_cast<long>(e);
+  std::vector<problem::Vec3> points(P);
+  for (std::size_t p = 0; p < P; ++p) {
+    points[p] = {x[3 * p], x[3 * p + 1], x[3 * p + 2]};
+    const auto it = local_of.find(element[p]);
+    element[p] = it == local_of.end() ? -1 : it->second;
+  }
+  problem::attach_output_points(medium, cs, disc, points, element, weights);
+}
+
+// A rank's div q at the output points (NaN where another rank owns the point) summed on rank 0 (NaN
+// where no rank has the point: outside the mesh). Collective.
+std::vector<double> reduce_output_points(const Distributed& d, std::span<const double> local) {
+  long count = static_cast<long>(local.size());
+  MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_LONG, MPI_MAX, PETSC_COMM_WORLD);
+  if (count == 0) return {};
+  std::vector<double> sums(2 * static_cast<std::size_t>(count), 0.0);
+  for (std::size_t p = 0; p < local.size(); ++p)
+    if (!std::isnan(local[p])) sums[2 * p] = local[p], sums[2 * p + 1] = 1;
+  MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD);
+  if (d.rank != 0) return {};
+  std::vector<double> out(static_cast<std::size_t>(count));
+  for (std::size_t p = 0; p < out.size(); ++p) out[p] = sums[2 * p + 1] > 0 ? sums[2 * p] : std::nan("");
+  return out;
+}
+
 // The solve of a distributed mesh (GrayOptions::local_mesh): every rank builds the medium and walls
 // of its piece and solves its owned elements; the outer iteration runs over all ranks. The nodal and
 // wall results are gathered on rank 0 in the global order (global_walls: rank 0's walls of the whole
@@ -572,7 +622,8 @@ solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angul
   const auto t0 = Clock::now();
   const mesh::TetMesh mesh = parallel::without_ghost_walls(d.local);
   const auto disc = transport::make_discretization(mesh, cs.order);
-  const problem::Medium medium = problem::build_medium(cs, disc, &quad);
+  problem::Medium medium = problem::build_medium(cs, disc, &quad);
+  if (cs.model) share_output_points(d, root, cs, disc, medium);
   std::vector<std::string> local_warnings;  // rank 0's global setup reports the case's warnings
   const problem::Walls walls(cs, disc, &quad, local_warnings);
   go.local_mesh = &d.local;
@@ -609,6 +660,8 @@ solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angul
     res = std::move(spectral_run->total);
     auto& f = spectral_run->fields;  // div q_from_q and the face areas: rank 0 recomputes them globally
     f.divq = gather_to_root(d, np, std::span<const double>(f.divq).first(owned));
+    f.divq_element = gather_to_root(d, 1, std::span<const double>(f.divq_element).first(d.local.num_owned));
+    f.output_divq = reduce_output_points(d, f.output_divq);
     f.q_net = gather_wall_values(d, walls, f.q_net, global_walls);
     for (auto* w : {&f.balance_q_in, &f.balance_q_out, &f.balance_q_net}) *w = gather_wall_values(d, walls, *w, global_walls);
     f.wall_divq = gather_wall_values(d, walls, f.wall_divq, global_walls);
@@ -653,11 +706,20 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     solve_distributed(s, *distributed, quad, gray_options(cs, opt), nullptr, &spectral_run, parallel_json);
     return {};
   }
-  const problem::Medium medium = problem::build_medium(cs, disc, &quad);
+  problem::Medium medium = problem::build_medium(cs, disc, &quad);
   report_fields(s, medium);
   const problem::Walls walls(cs, disc, &quad, s.warnings);
   for (const auto& probe : cs.output.probes)
     if (!probe.wall.empty()) output::locate_wall_probe(probe, disc, walls);  // fail before the solve, not after
+  if (!medium.properties_at_nodes) {
+    // div q at the volume probes with the properties at each point (a nongray distributed run: each
+    // rank takes the points in its owned elements, share_output_points).
+    std::vector<problem::Vec3> points;
+    for (const auto& probe : cs.output.probes)
+      if (probe.wall.empty())
+        for (const auto& [x, distance] : output::probe_points(probe)) points.push_back(x);
+    if (!points.empty()) problem::attach_output_points(medium, cs, disc, points);
+  }
   solver::GrayOptions go = gray_options(cs, opt);
   if (go.positivity && (medium.scatters() || walls.state_size() > 0) && go.outer != io::OuterMethod::source_iteration)
     throw InputError(fmt::format("{}: the positivity limiter makes each sweep nonlinear, and a Krylov outer method needs a linear "
@@ -674,7 +736,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
       device_plans = solver::plan_sweeps(disc, walls, quad);
       go.plans = &device_plans;
     }
-    auto data = backend::device_data(disc, medium.sigma_t);
+    auto data = backend::device_data(disc, medium.extinction);
     backend::add_directions(data, dirs, {}, device_plans);
     device = std::make_unique<device::DeviceTransport>(std::move(data), backend_choice.options);
     go.device = device.get();

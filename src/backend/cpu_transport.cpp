@@ -15,9 +15,9 @@ CpuTransport::CpuTransport(const transport::Discretization& disc, std::size_t me
   d_stack_ << disc.ref.Dr, disc.ref.Ds, disc.ref.Dt;
 }
 
-void CpuTransport::set_direction(const Vec3& s, std::span<const double> kappa, BlockKind blocks) {
+void CpuTransport::set_direction(const Vec3& s, const transport::ReactionTerm& sigma_t, BlockKind blocks) {
   coeffs_ = transport::direction_coefficients(disc_, s);
-  kappa_.assign(kappa.begin(), kappa.end());
+  sigma_t_ = &sigma_t;
   blocks_ = blocks;
   block_inverse_.clear();
   const std::size_t np = disc_.ref.num_nodes, K = disc_.num_elements();
@@ -27,7 +27,7 @@ void CpuTransport::set_direction(const Vec3& s, std::span<const double> kappa, B
 #pragma omp parallel for schedule(static)
   for (std::ptrdiff_t ei = 0; ei < static_cast<std::ptrdiff_t>(K); ++ei) {
     const auto e = static_cast<std::size_t>(ei);
-    const auto B = transport::element_block(disc_, coeffs_, e, kappa_.data() + e * np, blocks == BlockKind::full);
+    const auto B = transport::element_block(disc_, coeffs_, e, blocks == BlockKind::full ? sigma_t_ : nullptr);
     Eigen::Map<Eigen::MatrixXd>(block_inverse_.data() + e * np * np, np, np) = B.partialPivLu().inverse();
   }
 }
@@ -69,9 +69,9 @@ void CpuTransport::apply(std::span<const double> u, std::span<double> y) {
         const auto& a = coeffs_.stream[e];
         double* ye = y.data() + e * np;
         const double* ue = u.data() + e * np;
-        const double* ke = kappa_.data() + e * np;
         for (std::ptrdiff_t i = 0; i < np; ++i)
-          ye[i] = a[0] * grad(i, k) + a[1] * grad(np + i, k) + a[2] * grad(2 * np + i, k) + ke[i] * ue[i] + lifted(i, k);
+          ye[i] = a[0] * grad(i, k) + a[1] * grad(np + i, k) + a[2] * grad(2 * np + i, k) + lifted(i, k);
+        sigma_t_->apply_add(static_cast<std::size_t>(e), ue, ye);
       }
     }
   }
@@ -92,8 +92,7 @@ void CpuTransport::precondition(std::span<const double> r, std::span<double> z) 
     if (cached) {
       ze.noalias() = Eigen::Map<const Eigen::MatrixXd>(block_inverse_.data() + e * np * np, np, np) * re;
     } else {
-      const auto B = transport::element_block(disc_, coeffs_, static_cast<std::size_t>(e), kappa_.data() + e * np,
-                                              blocks_ == BlockKind::full);
+      const auto B = transport::element_block(disc_, coeffs_, static_cast<std::size_t>(e), blocks_ == BlockKind::full ? sigma_t_ : nullptr);
       ze = B.partialPivLu().solve(re);
     }
   }

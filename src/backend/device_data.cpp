@@ -5,7 +5,7 @@
 
 namespace dgrte::backend {
 
-device::TransportData device_data(const transport::Discretization& disc, std::span<const double> sigma_t) {
+device::TransportData device_data(const transport::Discretization& disc, const transport::ReactionTerm& sigma_t) {
   const auto& ref = disc.ref;
   device::TransportData d;
   d.order = ref.order;
@@ -22,8 +22,10 @@ device::TransportData device_data(const transport::Discretization& disc, std::sp
     d.geometry.insert(d.geometry.end(), g.face_scale.begin(), g.face_scale.end());
   }
   d.neighbour_node = disc.neighbour_node;
-  if (sigma_t.size() != disc.num_dofs()) throw std::invalid_argument("device_data: sigma_t must have one value per node");
-  d.sigma_t.assign(sigma_t.begin(), sigma_t.end());
+  if (sigma_t.nodal().size() != disc.num_dofs()) throw std::invalid_argument("device_data: sigma_t must have one value per node");
+  d.sigma_t.assign(sigma_t.nodal().begin(), sigma_t.nodal().end());
+  d.sigma_block_of.assign(sigma_t.block_of_element().begin(), sigma_t.block_of_element().end());
+  d.sigma_blocks.assign(sigma_t.block_data().begin(), sigma_t.block_data().end());
   return d;
 }
 

@@ -10,8 +10,8 @@
 
 namespace dgrte::backend {
 
-// Reference matrices, geometry, neighbour map and sigma_t (nodal, size num_dofs()).
-device::TransportData device_data(const transport::Discretization& disc, std::span<const double> sigma_t);
+// Reference matrices, geometry, neighbour map and the extinction term (nodal, and its element blocks).
+device::TransportData device_data(const transport::Discretization& disc, const transport::ReactionTerm& sigma_t);
 
 // Adds directions, optional right-hand sides (one field per direction, or empty) and optional sweep
 // plans (one per direction, or empty).

@@ -6,14 +6,14 @@
 
 namespace dgrte::backend {
 
-OpenclTransport::OpenclTransport(const transport::Discretization& disc, std::span<const double> sigma_t,
+OpenclTransport::OpenclTransport(const transport::Discretization& disc, const transport::ReactionTerm& sigma_t,
                                  const device::DeviceOptions& options)
-    : disc_(disc), data_(device_data(disc, sigma_t)), device_(std::make_unique<device::DeviceTransport>(data_, options)) {}
+    : disc_(disc), data_(device_data(disc, sigma_t)), device_(std::make_unique<device::DeviceTransport>(data_, options)), sigma_t_(&sigma_t) {}
 
-void OpenclTransport::set_direction(const Vec3& s, std::span<const double> kappa, BlockKind blocks) {
-  if (!std::equal(kappa.begin(), kappa.end(), data_.sigma_t.begin(), data_.sigma_t.end())) {
-    data_.sigma_t.assign(kappa.begin(), kappa.end());
-    device_->set_sigma_t(kappa);
+void OpenclTransport::set_direction(const Vec3& s, const transport::ReactionTerm& sigma_t, BlockKind blocks) {
+  if (&sigma_t != sigma_t_) {
+    sigma_t_ = &sigma_t;
+    device_->set_sigma_t(sigma_t.nodal(), sigma_t.block_of_element(), sigma_t.block_data());
   }
   direction_.assign(s.begin(), s.end());
   blocks_ = blocks;

@@ -5,6 +5,7 @@
 #include "backend/transport_backend.hpp"
 #include "device/device_transport.hpp"
 #include "transport/discretization.hpp"
+#include "transport/reaction.hpp"
 
 #include <memory>
 
@@ -12,11 +13,11 @@ namespace dgrte::backend {
 
 class OpenclTransport final : public TransportBackend {
  public:
-  // sigma_t: the nodal extinction coefficient that set_direction's kappa must equal (uploaded once).
-  OpenclTransport(const transport::Discretization& disc, std::span<const double> sigma_t, const device::DeviceOptions& options);
+  // sigma_t: the extinction term (uploaded again when set_direction is given another one).
+  OpenclTransport(const transport::Discretization& disc, const transport::ReactionTerm& sigma_t, const device::DeviceOptions& options);
 
   std::size_t size() const override { return disc_.num_dofs(); }
-  void set_direction(const Vec3& s, std::span<const double> kappa, BlockKind blocks) override;
+  void set_direction(const Vec3& s, const transport::ReactionTerm& sigma_t, BlockKind blocks) override;
   void apply(std::span<const double> u, std::span<double> y) override;
   void precondition(std::span<const double> r, std::span<double> z) override;
   std::size_t preconditioner_bytes() const override { return 0; }  // blocks are rebuilt in local memory
@@ -30,6 +31,7 @@ class OpenclTransport final : public TransportBackend {
   std::unique_ptr<device::DeviceTransport> device_;
   std::vector<double> direction_{1, 0, 0};
   BlockKind blocks_ = BlockKind::none;
+  const transport::ReactionTerm* sigma_t_ = nullptr;
 };
 
 }  // namespace dgrte::backend

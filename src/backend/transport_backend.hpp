@@ -6,6 +6,10 @@
 #include <cstddef>
 #include <span>
 
+namespace dgrte::transport {
+class ReactionTerm;
+}
+
 namespace dgrte::backend {
 
 using Vec3 = std::array<double, 3>;
@@ -18,10 +22,10 @@ class TransportBackend {
   virtual std::size_t size() const = 0;  // local unknowns of one direction
 
   // Prepares direction s: streaming coefficients and, within the memory budget, factorised
-  // preconditioner blocks. kappa is the nodal absorption coefficient (size()).
-  virtual void set_direction(const Vec3& s, std::span<const double> kappa, BlockKind blocks) = 0;
+  // preconditioner blocks. sigma_t: the extinction term (held by reference until the next call).
+  virtual void set_direction(const Vec3& s, const transport::ReactionTerm& sigma_t, BlockKind blocks) = 0;
 
-  // y = A u: upwind DG operator of s.grad I + kappa I with zero inflow (M^{-1}-scaled strong form).
+  // y = A u: upwind DG operator of s.grad I + sigma_t I with zero inflow (M^{-1}-scaled strong form).
   virtual void apply(std::span<const double> u, std::span<double> y) = 0;
   // z = P^{-1} r with the block-Jacobi preconditioner chosen in set_direction (copy if none).
   virtual void precondition(std::span<const double> r, std::span<double> z) = 0;

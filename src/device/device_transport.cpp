@@ -70,6 +70,7 @@ struct DeviceTransport::Impl {
   std::map<std::string, cl::Kernel> kernels;
 
   cl::Memory d_ref, lift, face_nodes, geometry, neighbour_node, sigma_t;
+  cl::Memory sigma_block_of, sigma_blocks;  // the extinction's element blocks (sigma_block_of: -1 per element without)
   cl::Memory d_stacked, gradients;  // VolumeKernel::clblast: [Dr;Ds;Dt] (3 NP x NP) and its product
   cl::Memory plan_order, plan_level_begin, plan_lagged;
   std::vector<int> level_width;  // per level: the most elements any plan has in it
@@ -87,6 +88,7 @@ struct DeviceTransport::Impl {
   // The outer iteration on the device (outer_iteration.cl).
   int rank = 0, table_ordinates = 0;
   cl::Memory sigma_s, op_of_element, to_direction, to_moment, weights, s_bar;
+  cl::Memory sigma_s_block_of, sigma_s_blocks;
   int faces = 0, boundary_elements = 0;
   cl::Memory element_face, boundary_element, boundary_face;
   cl::Memory moments_in, moments_out, fluxes, ordinate, inflow, traces;
@@ -244,6 +246,27 @@ struct DeviceTransport::Impl {
     write(m, v.data(), v.size() * sizeof(T), what);
     return m;
   }
+  // Writes v into m, reallocating m only when its size changes (arrays that change per spectral
+  // point); an empty v becomes one zero (kernels take a valid buffer).
+  void put_real(cl::Memory& m, std::span<const double> v, const char* what) {
+    const std::vector<double> one{0.0};
+    const std::span<const double> src = v.empty() ? std::span<const double>(one) : v;
+    std::size_t bytes = 0;
+    if (m) cl::check(clGetMemObjectInfo(m.get(), CL_MEM_SIZE, sizeof bytes, &bytes, nullptr), "clGetMemObjectInfo");
+    if (!m || bytes != std::max<std::size_t>(src.size() * real_size, 16)) m = allocate(src.size() * real_size, what, &resident);
+    write_real(m, src, what);
+  }
+  // Per-element block indices (empty: -1 for every element) and the blocks.
+  void put_blocks(cl::Memory& index, cl::Memory& blocks, std::span<const int> block_of, std::span<const double> values,
+                  const char* what) {
+    const auto K = static_cast<std::size_t>(data.K);
+    if (!block_of.empty() && block_of.size() != K) throw DeviceError(std::string(what) + ": one block index per element expected");
+    const std::vector<int> none(K, -1);
+    const std::span<const int> src = block_of.empty() ? std::span<const int>(none) : block_of;
+    if (!index) index = allocate(K * sizeof(int), what, &resident);
+    write(index, src.data(), K * sizeof(int), what);
+    put_real(blocks, values, what);
+  }
 
   void upload_problem() {
     d_ref = upload_real(data.d_ref, "reference matrices");
@@ -261,6 +284,7 @@ struct DeviceTransport::Impl {
     geometry = upload_real(data.geometry, "element geometry");
     neighbour_node = upload(data.neighbour_node, "neighbour map");
     sigma_t = upload_real(data.sigma_t, "extinction coefficient");
+    put_blocks(sigma_block_of, sigma_blocks, data.sigma_block_of, data.sigma_blocks, "extinction blocks");
     if (has_plans) {
       plan_order = upload(data.plan_order, "sweep orders");
       plan_level_begin = upload(data.plan_level_begin, "sweep levels");
@@ -281,8 +305,8 @@ struct DeviceTransport::Impl {
     if (resident > budget)
       throw DeviceError(info.label() + ": the problem arrays need " + mb(resident) + " of device memory, the budget is " +
                         mb(budget));
-    for (auto* v : {&data.d_ref, &data.lift, &data.geometry, &data.sigma_t, &data.rhs}) std::vector<double>().swap(*v);
-    for (auto* v : {&data.neighbour_node, &data.plan_order, &data.face_nodes}) std::vector<int>().swap(*v);
+    for (auto* v : {&data.d_ref, &data.lift, &data.geometry, &data.sigma_t, &data.sigma_blocks, &data.rhs}) std::vector<double>().swap(*v);
+    for (auto* v : {&data.neighbour_node, &data.plan_order, &data.face_nodes, &data.sigma_block_of}) std::vector<int>().swap(*v);
     std::vector<std::uint8_t>().swap(data.plan_lagged);
   }
 
@@ -387,7 +411,7 @@ struct DeviceTransport::Impl {
     const bool gemm = opt.volume == VolumeKernel::clblast;
     if (gemm) volume_gemm(u, cols);
     launch_columns("apply_operator", work, local, cols, K_int(), n_long(), directions, geometry, neighbour_node, face_nodes, d_ref,
-                   gemm ? gradients : d_ref, cl_int(gemm ? 1 : 0), lift, sigma_t, active, u, y);  // d_ref: any buffer when unused
+                   gemm ? gradients : d_ref, cl_int(gemm ? 1 : 0), lift, sigma_t, sigma_block_of, sigma_blocks, active, u, y);  // d_ref: any buffer when unused
   }
 
   // gradients = [Dr;Ds;Dt] U over every element and column (U: NP x K cols, column-major = the
@@ -419,7 +443,7 @@ struct DeviceTransport::Impl {
     const auto np = static_cast<std::size_t>(data.np);
     const std::size_t groups = (static_cast<std::size_t>(data.K) + static_cast<std::size_t>(solve_epg) - 1) / static_cast<std::size_t>(solve_epg);
     launch_columns("block_jacobi", groups * static_cast<std::size_t>(solve_epg) * np, static_cast<std::size_t>(solve_epg) * np, cols,
-                   K_int(), n_long(), cl_int(include_sigma ? 1 : 0), directions, geometry, face_nodes, d_ref, lift, sigma_t, active, r, z);
+                   K_int(), n_long(), cl_int(include_sigma ? 1 : 0), directions, geometry, face_nodes, d_ref, lift, sigma_t, sigma_block_of, sigma_blocks, active, r, z);
   }
   void sweep(const cl::Memory& rhs, const cl::Memory& u, std::size_t cols, bool has_lagged) {
     const auto np = static_cast<std::size_t>(data.np), epg = static_cast<std::size_t>(solve_epg);
@@ -430,7 +454,7 @@ struct DeviceTransport::Impl {
       launch_columns("sweep_level", (width + epg - 1) / epg * epg * np, epg * np, cols, K_int(), n_long(), cl_int(l),
                      cl_int(data.level_stride), plan_of_column, plan_level_begin, plan_order, plan_lagged,
                      cl_int(has_lagged ? 1 : 0), lag, directions, geometry, neighbour_node, face_nodes, d_ref, lift, sigma_t,
-                     active, rhs, u);
+                     sigma_block_of, sigma_blocks, active, rhs, u);
     }
   }
   void precondition(DevicePreconditioner pc, const cl::Memory& r, const cl::Memory& z, std::size_t cols) {
@@ -591,9 +615,10 @@ std::size_t DeviceTransport::budget_bytes() const { return impl_->budget; }
 std::size_t DeviceTransport::resident_bytes() const { return impl_->resident; }
 std::size_t DeviceTransport::max_columns(int vectors) const { return impl_->max_columns(vectors); }
 
-void DeviceTransport::set_sigma_t(std::span<const double> sigma_t) {
+void DeviceTransport::set_sigma_t(std::span<const double> sigma_t, std::span<const int> block_of, std::span<const double> blocks) {
   if (sigma_t.size() != impl_->n) throw DeviceError("set_sigma_t: one value per node expected");
   impl_->write_real(impl_->sigma_t, sigma_t, "extinction coefficient");
+  impl_->put_blocks(impl_->sigma_block_of, impl_->sigma_blocks, block_of, blocks, "extinction blocks");
 }
 
 namespace {
@@ -674,19 +699,12 @@ void DeviceTransport::set_scattering(const ScatteringTables& t) {
       throw DeviceError("scattering tables: to_direction and to_moment need [operator][ordinate][rank] values");
   }
   // Reallocated only when a size changes; sigma_s changes per spectral point.
-  auto put_real = [&](cl::Memory& m, std::span<const double> v, const char* what) {
-    const std::vector<double> one{0.0};
-    const std::span<const double> src = v.empty() ? std::span<const double>(one) : v;
-    std::size_t bytes = 0;
-    if (m) cl::check(clGetMemObjectInfo(m.get(), CL_MEM_SIZE, sizeof bytes, &bytes, nullptr), "clGetMemObjectInfo");
-    if (!m || bytes != std::max<std::size_t>(src.size() * d.real_size, 16)) m = d.allocate(src.size() * d.real_size, what, &d.resident);
-    d.write_real(m, src, what);
-  };
-  put_real(d.sigma_s, t.sigma_s, "scattering coefficient");
-  put_real(d.to_direction, t.to_direction, "phase-function tables");
-  put_real(d.to_moment, t.to_moment, "moment tables");
-  put_real(d.weights, t.weights, "ordinate weights");
-  put_real(d.s_bar, t.s_bar, "ordinate flux vectors");
+  d.put_real(d.sigma_s, t.sigma_s, "scattering coefficient");
+  d.put_blocks(d.sigma_s_block_of, d.sigma_s_blocks, t.sigma_s_block_of, t.sigma_s_blocks, "scattering blocks");
+  d.put_real(d.to_direction, t.to_direction, "phase-function tables");
+  d.put_real(d.to_moment, t.to_moment, "moment tables");
+  d.put_real(d.weights, t.weights, "ordinate weights");
+  d.put_real(d.s_bar, t.s_bar, "ordinate flux vectors");
   const std::vector<int> ops = t.operator_of_element.empty() ? std::vector<int>{-1} : t.operator_of_element;
   if (!d.op_of_element || d.rank != t.rank) d.op_of_element = d.allocate(ops.size() * sizeof(int), "scattering operator of each element", &d.resident);
   d.write(d.op_of_element, ops.data(), ops.size() * sizeof(int), "scattering operator of each element");
@@ -757,7 +775,7 @@ void DeviceTransport::load_batch(std::span<const double> directions, std::span<c
   }
   d.launch("scatter_source", d.node_work(), cols, static_cast<std::size_t>(d.blas_wg), 1, d.n_long(), cl_int(d.table_ordinates),
            cl_int(d.rank), cl_int(fixed_source.empty() ? 0 : 1), d.ordinate, d.op_of_element, d.to_direction, d.sigma_s,
-           d.moments_in, d.F(kBase));
+           d.sigma_s_block_of, d.sigma_s_blocks, d.moments_in, d.F(kBase));
   d.batch_columns = cols;
   d.batch_method = method;
 }

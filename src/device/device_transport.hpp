@@ -67,8 +67,9 @@ class DeviceTransport {
   // (2 for apply, 11 for Bi-CGSTAB) within the memory budget.
   std::size_t max_columns(int vectors) const;
 
-  // New extinction coefficient at the nodes (another spectral point, another case).
-  void set_sigma_t(std::span<const double> sigma_t);
+  // New extinction term (another spectral point, another case): sigma_t at the nodes and the element
+  // blocks where it varies (TransportData::sigma_block_of / sigma_blocks; empty: none).
+  void set_sigma_t(std::span<const double> sigma_t, std::span<const int> block_of = {}, std::span<const double> blocks = {});
 
   // Host arrays in and out; `directions` holds 3 values per column, fields num_dofs() per column.
   void apply(std::span<const double> directions, std::span<const double> u, std::span<double> y);

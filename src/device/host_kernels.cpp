@@ -35,7 +35,12 @@ void assemble_block(const TransportData& d, std::int64_t e, const Direction& s, 
   for (int i = 0; i < np; ++i) {
     double* Ai = A.data() + i * row;
     for (int j = 0; j < np; ++j) Ai[j] = a0 * dr[j * np + i] + a1 * ds[j * np + i] + a2 * dt[j * np + i];
-    if (include_sigma) Ai[i] += d.sigma_t[static_cast<std::size_t>(e * np + i)];
+    if (include_sigma) {
+      if (const double* Kb = d.sigma_block(e))
+        for (int j = 0; j < np; ++j) Ai[j] += Kb[j * np + i];
+      else
+        Ai[i] += d.sigma_t[static_cast<std::size_t>(e * np + i)];
+    }
     Ai[np] = rhs_e[i];
   }
   for (int f = 0; f < 4; ++f) {
@@ -119,8 +124,9 @@ void host_apply(const TransportData& d, std::span<const double> directions, std:
         jump[static_cast<std::size_t>(q)] = cf * ((nb >= 0 ? uc[nb] : 0.0) - ue[d.face_nodes[static_cast<std::size_t>(q)]]);
       }
       const double a0 = stream_coefficient(g, 0, s), a1 = stream_coefficient(g, 1, s), a2 = stream_coefficient(g, 2, s);
+      const double* Kb = d.sigma_block(e);
       for (int i = 0; i < np; ++i) {
-        double gr = 0, gs = 0, gt = 0, lifted = 0;
+        double gr = 0, gs = 0, gt = 0, lifted = 0, reaction = 0;
         for (int j = 0; j < np; ++j) {
           gr += dr[j * np + i] * ue[j];
           gs += ds[j * np + i] * ue[j];
@@ -128,7 +134,11 @@ void host_apply(const TransportData& d, std::span<const double> directions, std:
         }
         for (int q = 0; q < 4 * nfp; ++q) lifted += d.lift[static_cast<std::size_t>(q * np + i)] * jump[static_cast<std::size_t>(q)];
         const std::size_t k = static_cast<std::size_t>(e * np + i);
-        yc[k] = a0 * gr + a1 * gs + a2 * gt + d.sigma_t[k] * ue[i] + lifted;
+        if (Kb)
+          for (int j = 0; j < np; ++j) reaction += Kb[j * np + i] * ue[j];
+        else
+          reaction = d.sigma_t[k] * ue[i];
+        yc[k] = a0 * gr + a1 * gs + a2 * gt + reaction + lifted;
       }
     }
   }
@@ -272,12 +282,23 @@ void host_scatter_source(const TransportData& d, const ScatteringTables& t, std:
   for (std::size_t c = 0; c < ordinate.size(); ++c)
     for (std::size_t k = 0; k < n; ++k) {
       double s = has_base ? base[c * n + k] : 0.0;
-      const int op = R > 0 ? t.operator_of_element[k / np] : -1;
+      const std::size_t e = k / np;
+      const int op = R > 0 ? t.operator_of_element[e] : -1;
       if (op >= 0) {
         const double* Y = t.to_direction.data() + (static_cast<std::size_t>(op) * M + static_cast<std::size_t>(ordinate[c])) * R;
-        double a = 0;
-        for (std::size_t j = 0; j < R; ++j) a += Y[j] * phi[k * R + j];
-        s += t.sigma_s[k] * a;
+        auto scattered = [&](std::size_t node) {
+          double a = 0;
+          for (std::size_t j = 0; j < R; ++j) a += Y[j] * phi[node * R + j];
+          return a;
+        };
+        const int b = t.sigma_s_block_of.empty() ? -1 : t.sigma_s_block_of[e];
+        if (b >= 0) {
+          const double* Kb = t.sigma_s_blocks.data() + static_cast<std::size_t>(b) * np * np;
+          const std::size_t i = k - e * np;
+          for (std::size_t j = 0; j < np; ++j) s += Kb[j * np + i] * scattered(e * np + j);
+        } else {
+          s += t.sigma_s[k] * scattered(k);
+        }
       }
       base[c * n + k] = s;
     }

@@ -51,6 +51,10 @@ const char* to_string(BicgStatus s);
 struct ScatteringTables {
   int rank = 0;                           // R (0: no scattering; then the other arrays may be empty)
   std::vector<double> sigma_s;            // per node
+  // Elements whose sigma_s varies: their Galerkin block (np x np, column-major; as TransportData's
+  // sigma_block_of / sigma_blocks). Empty: sigma_s phi at the nodes everywhere.
+  std::vector<int> sigma_s_block_of;
+  std::vector<double> sigma_s_blocks;
   std::vector<int> operator_of_element;   // per element; -1: not scattering
   std::vector<double> to_direction, to_moment;
   std::vector<double> weights, s_bar;     // per ordinate: w_m and s_bar_m (3), for G and q
@@ -58,7 +62,8 @@ struct ScatteringTables {
 
 // outer_iteration.cl. Column c is ordinate ordinate[c] of the tables; boundary face b is
 // element_face[b] = 4 e + f, its values at b * nfp + j of a column's boundary block.
-// base[c] = (has_base ? base[c] : 0) + sigma_s sum_j Y[op, m_c, j] phi[k R + j].
+// base[c] = (has_base ? base[c] : 0) + sigma_s sum_j Y[op, m_c, j] phi[k R + j] (with an element's
+// sigma_s block: that block times the element's nodal sums).
 void host_scatter_source(const TransportData& d, const ScatteringTables& t, std::span<const int> ordinate, bool has_base,
                          std::span<const double> phi, std::span<double> base);
 // rhs[c] -= LIFT (c_ef g) on the boundary faces where column c's direction enters.

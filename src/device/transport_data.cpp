@@ -11,7 +11,7 @@ namespace dgrte::device {
 namespace {
 
 constexpr char kMagic[8] = {'D', 'G', 'R', 'T', 'E', 'D', 'E', 'V'};
-constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::uint32_t kFormatVersion = 2;  // 2: the extinction blocks (sigma_block_of, sigma_blocks)
 
 using binary::put;
 using binary::put_array;
@@ -37,6 +37,12 @@ void TransportData::validate() const {
   expect(neighbour_node.size() == sK * 4 * snfp, "neighbour_node has the wrong size");
   for (int v : neighbour_node) expect(v >= -1 && v < K * np, "neighbour_node entry outside the field");
   expect(sigma_t.size() == sK * snp, "sigma_t has the wrong size");
+  expect(sigma_block_of.empty() || sigma_block_of.size() == sK, "sigma_block_of is neither empty nor one entry per element");
+  {
+    const auto blocks = static_cast<long>(sigma_blocks.size() / (snp * snp));
+    expect(sigma_blocks.size() % (snp * snp) == 0, "sigma_blocks is not a list of np x np blocks");
+    for (int v : sigma_block_of) expect(v >= -1 && v < blocks, "sigma_block_of entry outside the blocks");
+  }
   expect(directions.size() % 3 == 0, "directions is not a list of 3-vectors");
   const std::size_t M = num_directions();
   expect(rhs.empty() || rhs.size() == M * sK * snp, "rhs is neither empty nor one field per direction");
@@ -65,6 +71,8 @@ void write_transport_data(const std::string& path, const TransportData& d) {
     put_array(out, d.geometry);
     put_array(out, d.neighbour_node);
     put_array(out, d.sigma_t);
+    put_array(out, d.sigma_block_of);
+    put_array(out, d.sigma_blocks);
     put_array(out, d.directions);
     put_array(out, d.rhs);
     put_array(out, d.plan_order);
@@ -96,6 +104,8 @@ TransportData read_transport_data(const std::string& path) {
   d.geometry = r.get_array<double>("geometry");
   d.neighbour_node = r.get_array<int>("neighbour_node");
   d.sigma_t = r.get_array<double>("sigma_t");
+  d.sigma_block_of = r.get_array<int>("sigma_block_of");
+  d.sigma_blocks = r.get_array<double>("sigma_blocks");
   d.directions = r.get_array<double>("directions");
   d.rhs = r.get_array<double>("rhs");
   d.plan_order = r.get_array<int>("plan_order");

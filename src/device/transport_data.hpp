@@ -24,6 +24,11 @@ struct TransportData {
   std::vector<double> geometry;     // K x kGeometryStride
   std::vector<int> neighbour_node;  // K x 4 x nfp: field index of the neighbour's coincident node, -1 on the boundary
   std::vector<double> sigma_t;      // K x np: extinction coefficient at the nodes [1/m]
+  // Elements whose sigma_t varies (transport::ReactionTerm): per element the index of its Galerkin
+  // block M^-1 M_sigma (np x np, column-major, in sigma_blocks), -1 where sigma_t u is taken at the
+  // nodes. Both empty: every element diagonal.
+  std::vector<int> sigma_block_of;
+  std::vector<double> sigma_blocks;
   // The case's directions and, per direction, the right-hand side (sources + boundary inflow lift)
   // and the sweep plan (plan_order: the elements in upwind order; plan_level_begin: level_stride
   // entries per direction, padded with the last value; plan_lagged: bit f = inflow face f lagged).
@@ -36,6 +41,11 @@ struct TransportData {
   std::string description;  // what was exported, for the reports
 
   std::int64_t num_dofs() const { return K * np; }
+  // Element e's extinction block, or null where sigma_t is taken at the nodes.
+  const double* sigma_block(std::int64_t e) const {
+    const int b = sigma_block_of.empty() ? -1 : sigma_block_of[static_cast<std::size_t>(e)];
+    return b < 0 ? nullptr : sigma_blocks.data() + static_cast<std::size_t>(b) * static_cast<std::size_t>(np * np);
+  }
   std::size_t num_directions() const { return directions.size() / 3; }
   bool has_plans() const { return !plan_order.empty(); }
   // Throws DeviceError naming the first inconsistent array (sizes, index ranges).

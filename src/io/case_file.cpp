@@ -314,7 +314,7 @@ std::vector<BoundarySpec> parse_boundaries(const Ctx& c, const YAML::Node& n) {
 
 SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
   check_map(c, n, "solver", {"method", "preconditioner", "rtol", "max_iterations", "preconditioner_memory_mb", "inner",
-                              "outer", "outer_tolerance", "outer_max_iterations", "positivity", "threads",
+                              "outer", "outer_tolerance", "outer_max_iterations", "positivity", "threads", "properties",
                               "spectral_block_mb", "paths", "batches", "seed", "probe_rays", "spectral_sampling", "backend", "device", "precision",
                               "device_memory_mb"});
   SolverSpec s;
@@ -324,6 +324,13 @@ SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
       c.fail("solver.threads", n["threads"], fmt::format("unknown value '{}'; use directions (several ordinates at once) or levels "
                                                           "(the elements of one sweep level at once)", v));
     s.threads_over_levels = v == "levels";
+  }
+  if (n["properties"]) {
+    const auto v = scalar<std::string>(c, n["properties"], "solver.properties", "quadrature-points or nodes");
+    if (v != "quadrature-points" && v != "nodes")
+      c.fail("solver.properties", n["properties"], fmt::format("unknown value '{}'; use quadrature-points (the default: the medium "
+                                                              "evaluated where the integrals need it) or nodes (interpolated at the DG nodes)", v));
+    s.properties_at_nodes = v == "nodes";
   }
   if (n["positivity"]) {
     s.positivity = scalar<bool>(c, n["positivity"], "solver.positivity", "true or false");
@@ -358,7 +365,7 @@ SolverSpec parse_solver(const Ctx& c, const YAML::Node& n) {
   }
   if (s.monte_carlo())  // discrete-ordinates settings a Monte Carlo run would accept and never read
     for (const char* key : {"preconditioner", "rtol", "max_iterations", "preconditioner_memory_mb", "inner", "outer",
-                            "outer_tolerance", "outer_max_iterations", "positivity", "threads"})
+                            "outer_tolerance", "outer_max_iterations", "positivity", "threads", "properties"})
       if (n[key])
         c.fail(std::string("solver.") + key, n[key],
                fmt::format("'{}' is a discrete-ordinates (DG) solver setting that solver.method: montecarlo does not use; "

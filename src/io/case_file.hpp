@@ -128,6 +128,11 @@ struct SolverSpec {
   int outer_max_iterations = 500;
   bool positivity = false;      // Zhang-Shu limiter in the sweeps
   bool threads_over_levels = false;  // solver.threads: directions (default) | levels (elements of a sweep level)
+  // solver.properties: quadrature-points (default: the medium where the user gave it, at the
+  // quadrature points of the mass and source integrals) | nodes (interpolated at the DG nodes, as
+  // before issue 33: cheaper, exact only where the fields are element-wise polynomials of degree <= p
+  // for the source and constant for the extinction).
+  bool properties_at_nodes = false;
   std::string positivity_where;  // file: key (line)
   Preconditioner preconditioner = Preconditioner::partial_block_jacobi;
   double rtol = 1e-10;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <numbers>
 #include <map>
 #include <numeric>
 
@@ -53,13 +54,45 @@ double volume_integral(const transport::Discretization& disc, std::span<const do
   return total;
 }
 
+double element_sum(std::span<const double> per_element, std::size_t elements) {
+  const auto end = per_element.begin() + static_cast<std::ptrdiff_t>(std::min(elements, per_element.size()));
+  return std::accumulate(per_element.begin(), end, 0.0);
+}
+
 RadiationFields radiation_fields(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
                                  const solver::GrayResult& r) {
   RadiationFields out;
   const std::size_t n = disc.num_dofs(), np = static_cast<std::size_t>(disc.num_nodes()), K = disc.num_elements();
+  constexpr double four_pi = 4 * std::numbers::pi;  // the sum of every angular set's weights
   out.divq.resize(n);
   out.divq_from_q.resize(n);
   for (std::size_t k = 0; k < n; ++k) out.divq[k] = r.source_total[k] - medium.kappa[k] * r.G[k];
+  // What the source holds besides the emission (user sources), per node: integrated and interpolated as
+  // the polynomial it is; the emission and absorption with the properties where they are evaluated.
+  std::vector<double> other(n);
+  for (std::size_t k = 0; k < n; ++k) other[k] = r.source_total[k] - four_pi * medium.kappa[k] * medium.blackbody_intensity[k];
+  out.divq_element.resize(K);
+  const Eigen::VectorXd mass_weights = disc.ref.mass.colwise().sum().transpose();
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t ei = 0; ei < static_cast<std::ptrdiff_t>(K); ++ei) {
+    const auto e = static_cast<std::size_t>(ei);
+    double source = 0;
+    for (std::size_t i = 0; i < np; ++i)
+      source += mass_weights[static_cast<Eigen::Index>(i)] * (other[e * np + i] + four_pi * medium.emission[e * np + i]);
+    const double* G = r.G.data() + e * np;
+    const double absorbed = medium.extinction.element_integral(disc, e, G) - medium.scattering_term.element_integral(disc, e, G);
+    out.divq_element[e] = disc.geometry[e].jacobian * (source - absorbed);
+  }
+  const auto& op = medium.output_points;
+  out.output_divq.assign(op.size(), std::nan(""));
+  for (std::size_t p = 0; p < op.size(); ++p) {
+    if (op.element[p] < 0) continue;
+    const auto e = static_cast<std::size_t>(op.element[p]);
+    const double* w = op.weights.data() + p * np;
+    double G = 0, rest = 0;
+    for (std::size_t i = 0; i < np; ++i) G += w[i] * r.G[e * np + i], rest += w[i] * other[e * np + i];
+    out.output_divq[p] = rest + four_pi * op.kappa[p] * op.blackbody_intensity[p] - op.kappa[p] * G;
+  }
   const auto& ref = disc.ref;
   const auto npi = static_cast<Eigen::Index>(np);
 #pragma omp parallel for schedule(static)
@@ -153,7 +186,7 @@ nlohmann::json energy_balance(const transport::Discretization& disc, const probl
     walls_abs += std::abs(q);
     incident_W += face_integral(disc, fw, walls.element_face(b), fields.balance_q_in.data() + b * nfp);
   }
-  const double volume_W = volume_integral(disc, fields.divq);
+  const double volume_W = element_sum(fields.divq_element);
   const auto abs_integral = [&](std::span<const double> f) {
     std::vector<double> a(f.size());
     for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::abs(f[i]);
@@ -277,6 +310,7 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
   const transport::PointLocator locator(disc);
   std::vector<std::size_t> all_faces(walls.num_faces());
   std::iota(all_faces.begin(), all_faces.end(), std::size_t{0});
+  std::size_t output_point = 0;  // fields.output_divq: the volume probes' points in order
   for (const auto& probe : cs.output.probes) {
     const auto* gather = gathered && !gathered->values[probe_index].empty() ? &gathered->values[probe_index] : nullptr;
     ++probe_index;
@@ -303,11 +337,19 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
       // On a wall: G, q and div q with the walls' values (the DG trace of the directions entering there
       // is not the wall's outgoing intensity; docs/case-file.md).
       const std::array<const std::vector<double>*, 5> on_wall{&r.wall_G, &r.wall_qx, &r.wall_qy, &r.wall_qz, &fields.wall_divq};
+      const bool point_divq = !fields.output_divq.empty();
+      if (point_divq && output_point + static_cast<std::size_t>(probe.points) > fields.output_divq.size())
+        throw std::logic_error("write_probes: the medium's output points are not the volume probes' points");
+      const std::size_t first_point = output_point;
+      output_point += static_cast<std::size_t>(probe.points);
+      int point_index = 0;
       auto value = [&](const transport::PointLocator::Location& loc, const std::vector<WallPoint>& hits, std::size_t c) {
+        if (c == 4 && point_divq && hits.empty()) return fields.output_divq[first_point + static_cast<std::size_t>(point_index)];
         return point_value(disc, walls, locator, loc, hits, *columns[c].second, c < on_wall.size() ? *on_wall[c] : std::span<const double>());
       };
       int outside = 0;
       for (int i = 0; i < probe.points; ++i) {
+        point_index = i;
         const auto [x, d] = point(i);
         text += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g}", x[0], x[1], x[2], d);
         const auto loc = locator.locate(x);

@@ -20,7 +20,17 @@
 namespace dgrte::output {
 
 struct RadiationFields {
-  std::vector<double> divq, divq_from_q;  // nodal [W/m^3]
+  // Nodal [W/m^3]: div q = sum w (emission) - kappa G with the properties at each node (the balance
+  // form), and the DG divergence of q.
+  std::vector<double> divq, divq_from_q;
+  // Per element: the integral of div q [W] as the discrete equations see it (emission and absorption
+  // with the properties at the property points: the Galerkin terms of problem::Medium), so that the
+  // volume and wall totals balance to round-off.
+  std::vector<double> divq_element;
+  // At the medium's output points (problem::Medium::output_points; the volume probes): div q with
+  // kappa and Ib at the point itself and the DG polynomial of G (NaN outside the mesh; empty
+  // without output points).
+  std::vector<double> output_divq;
   std::vector<double> q_net, q_emitted;   // per boundary face node [W/m^2], positive into the wall
   std::vector<double> face_area;          // per boundary face
   // The DG solution's own (conservative) fluxes, without the walls' values at edges and corners
@@ -42,6 +52,9 @@ std::vector<double> with_wall_values(const problem::Walls& walls, std::span<cons
 
 RadiationFields radiation_fields(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
                                  const solver::GrayResult& result);
+
+// The sum of a per-element field over elements [0, elements) (all when not given).
+double element_sum(std::span<const double> per_element, std::size_t elements = static_cast<std::size_t>(-1));
 
 // Integral of a nodal field over the domain (exact for the DG polynomial); over elements
 // [0, elements) only when given (a rank's owned elements).
@@ -84,8 +97,9 @@ std::vector<std::vector<WallPoint>> locate_wall_probe(const io::ProbeSpec& probe
 // The points of a probe line: `points` evenly spaced from `from` to `to`, with their distance from `from`.
 std::vector<std::pair<io::Vec3, double>> probe_points(const io::ProbeSpec& probe);
 
-// probes/<name>.csv: volume probes `x,y,z,distance,G,qx,qy,qz,divq,divq_from_q` (a point on a wall:
-// G, q and divq with the walls' values, GrayResult::wall_G; on an edge or corner, the mean of its
+// probes/<name>.csv: volume probes `x,y,z,distance,G,qx,qy,qz,divq,divq_from_q` (divq with the
+// properties at the point, RadiationFields::output_divq, where the medium has output points; a point on
+// a wall: G, q and divq with the walls' values, GrayResult::wall_G; on an edge or corner, the mean of its
 // walls'); wall probes
 // (`wall: GROUP`) `x,y,z,distance,q_in,q_net` on that group's faces (a point off the group is an
 // InputError naming the probe and the point).

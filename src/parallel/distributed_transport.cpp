@@ -7,8 +7,8 @@ namespace dgrte::parallel {
 DistributedTransport::DistributedTransport(backend::TransportBackend& local, const GhostExchange& exchange, std::size_t owned)
     : local_(local), exchange_(exchange), owned_(owned), x_(local.size(), 0.0), y_(local.size(), 0.0) {}
 
-void DistributedTransport::set_direction(const backend::Vec3& s, std::span<const double> kappa, backend::BlockKind blocks) {
-  local_.set_direction(s, kappa, blocks);
+void DistributedTransport::set_direction(const backend::Vec3& s, const transport::ReactionTerm& sigma_t, backend::BlockKind blocks) {
+  local_.set_direction(s, sigma_t, blocks);
 }
 
 void DistributedTransport::apply(std::span<const double> u, std::span<double> y) {

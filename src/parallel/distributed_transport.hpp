@@ -16,7 +16,7 @@ class DistributedTransport : public backend::TransportBackend {
   // local: the operator on the local mesh (owned + ghost elements, owned first); nodes per element.
   DistributedTransport(backend::TransportBackend& local, const GhostExchange& exchange, std::size_t owned_unknowns);
   std::size_t size() const override { return owned_; }
-  void set_direction(const backend::Vec3& s, std::span<const double> kappa, backend::BlockKind blocks) override;
+  void set_direction(const backend::Vec3& s, const transport::ReactionTerm& sigma_t, backend::BlockKind blocks) override;
   void apply(std::span<const double> u, std::span<double> y) override;
   void precondition(std::span<const double> r, std::span<double> z) override;
   std::size_t preconditioner_bytes() const override { return local_.preconditioner_bytes(); }

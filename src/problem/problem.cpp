@@ -2,12 +2,14 @@
 
 #include "common/error.hpp"
 #include "gas/gas_common.hpp"
+#include "transport/field_evaluation.hpp"
 #include "transport/sweep.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 namespace dgrte::problem {
@@ -90,91 +92,161 @@ angular::Quadrature build_quadrature(const io::AngularSpec& a) {
   }
 }
 
-Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature* quad) {
+namespace {
+
+// The media entry of every element (cs.media index).
+std::vector<std::size_t> media_entries(const io::CaseSpec& cs, const transport::Discretization& disc) {
   const auto& mesh = *disc.mesh;
   const bool ungrouped = std::any_of(mesh.tet_group.begin(), mesh.tet_group.end(), [](int g) { return g < 0; });
   const auto entry_of_group = match_groups(mesh.volume_groups, cs.media, "media", "volume", cs.file.string(), ungrouped);
-  const std::size_t K = disc.num_elements(), np = static_cast<std::size_t>(disc.num_nodes()), n = disc.num_dofs();
-  auto entry_of = [&](std::size_t e) {
+  std::vector<std::size_t> out(disc.num_elements());
+  for (std::size_t e = 0; e < out.size(); ++e) {
     const int g = mesh.tet_group[e];
-    return static_cast<std::size_t>(entry_of_group[g >= 0 ? static_cast<std::size_t>(g) : entry_of_group.size() - 1]);
-  };
-  Medium m;
-  m.kappa.resize(n);
-  m.sigma_s.resize(n);
-  m.sigma_t.resize(n);
-  m.blackbody_intensity.resize(n);
-  m.temperature.assign(n, std::nan(""));
+    out[e] = static_cast<std::size_t>(entry_of_group[g >= 0 ? static_cast<std::size_t>(g) : entry_of_group.size() - 1]);
+  }
+  return out;
+}
+
+// The user's fields (expressions, field files, defaults) at points x[k] of elements element[k]:
+// the one place the case's property definitions are evaluated, for the DG nodes, the property
+// points and output points alike (`what` names them in errors). Field files are sampled once per
+// entry; imports, when given, gets a record per file.
+struct PointSamples {
+  std::vector<double> kappa, sigma_s, ib, temperature;  // temperature NaN where the case gives Ib
+  std::vector<gas::GasState> gas;                       // with a gas model
+};
+PointSamples sample_properties(const io::CaseSpec& cs, std::span<const std::size_t> entry_of_element, std::span<const std::size_t> element,
+                               std::span<const Vec3> x, const char* what, std::vector<Medium::FieldImport>* imports) {
+  const std::size_t total = x.size();
   const bool gas_model = cs.model != nullptr;
-  if (gas_model) m.gas.resize(n);
   const std::string file = cs.file.string();
-  // Field files: each entry's nodes sampled once; sampled[entry][quantity] is per node (all nodes).
   std::vector<std::vector<std::pair<std::string, std::vector<double>>>> sampled(cs.media.size());
   for (std::size_t entry = 0; entry < cs.media.size(); ++entry) {
     const auto& spec = cs.media[entry];
     if (!spec.field) continue;
-    std::vector<std::size_t> nodes;
+    std::vector<std::size_t> index;
     std::vector<fields::Vec3> points;
-    for (std::size_t e = 0; e < K; ++e)
-      if (entry_of(e) == entry)
-        for (std::size_t i = 0; i < np; ++i) nodes.push_back(e * np + i), points.push_back(disc.node_position[e * np + i]);
+    for (std::size_t k = 0; k < total; ++k)
+      if (entry_of_element[element[k]] == entry) index.push_back(k), points.push_back(x[k]);
     fields::FieldRequest req{spec.field->file, {}, spec.field->nearest_outside, spec.field->max_distance, spec.field->where};
     for (const auto& qa : spec.field->arrays) req.arrays.push_back(qa.second);
     auto got = fields::sample_fields(req, points);
-    Medium::FieldImport record{spec.field->where, spec.field->file.string(), {}, {}, nodes.size()};
+    Medium::FieldImport record{spec.field->where, spec.field->file.string(), {}, {}, index.size()};
     for (std::size_t a = 0; a < req.arrays.size(); ++a) {
-      std::vector<double> full(n, std::nan(""));
-      for (std::size_t j = 0; j < nodes.size(); ++j) full[nodes[j]] = got.values[a][j];
+      std::vector<double> full(total, std::nan(""));
+      for (std::size_t j = 0; j < index.size(); ++j) full[index[j]] = got.values[a][j];
       sampled[entry].emplace_back(spec.field->arrays[a].first, std::move(full));
       record.quantities.push_back(spec.field->arrays[a].first);
     }
     got.values.clear();
     record.info = std::move(got);
-    m.field_imports.push_back(std::move(record));
+    if (imports) imports->push_back(std::move(record));
   }
-  // A quantity at node k: from the entry's field file if it maps it, else its expression, else the default.
-  auto quantity = [&](std::size_t entry, const char* name, const std::optional<io::Expression>& ex, std::size_t k, const Vec3& x,
-                      double fallback) {
+  // A quantity at point k: from the entry's field file if it maps it, else its expression, else the default.
+  auto quantity = [&](std::size_t entry, const char* name, const std::optional<io::Expression>& ex, std::size_t k, double fallback) {
     for (const auto& [q, v] : sampled[entry])
       if (q == name) return v[k];
-    return ex ? (*ex)(x) : fallback;
+    return ex ? (*ex)(x[k]) : fallback;
   };
-  std::vector<char> scatters(cs.media.size(), 0);
-  for (std::size_t e = 0; e < K; ++e) {
-    const std::size_t entry = entry_of(e);
+  PointSamples out;
+  out.kappa.resize(total), out.sigma_s.resize(total), out.ib.resize(total), out.temperature.assign(total, std::nan(""));
+  if (gas_model) out.gas.resize(total);
+  for (std::size_t k = 0; k < total; ++k) {
+    const std::size_t entry = entry_of_element[element[k]];
     const auto& spec = cs.media[entry];
     const std::string key = "media." + spec.group;
-    for (std::size_t i = 0; i < np; ++i) {
-      const std::size_t k = e * np + i;
-      const auto& x = disc.node_position[k];
-      m.kappa[k] = spec.kappa ? checked((*spec.kappa)(x), file, key + ".kappa", spec.line, x, "the absorption coefficient") : 0.0;
-      m.sigma_s[k] = checked(spec.scattering(x), file, key + ".scattering", spec.line, x, "the scattering coefficient");
-      if (spec.blackbody_intensity) {
-        m.blackbody_intensity[k] = checked((*spec.blackbody_intensity)(x), file, key + ".Ib", spec.line, x, "the blackbody intensity");
-      } else {
-        const bool from_field = spec.field && spec.field->array_for("temperature");
-        const double T = checked(quantity(entry, "temperature", spec.temperature, k, x, 0.0), file,
-                                 key + (from_field ? ".field.temperature" : ".temperature"), spec.line, x, "the temperature");
-        m.temperature[k] = T;
-        m.blackbody_intensity[k] = kSigma * std::pow(T, 4) / kPi;
+    const Vec3& xk = x[k];
+    out.kappa[k] = spec.kappa ? checked((*spec.kappa)(xk), file, key + ".kappa", spec.line, xk, "the absorption coefficient") : 0.0;
+    out.sigma_s[k] = checked(spec.scattering(xk), file, key + ".scattering", spec.line, xk, "the scattering coefficient");
+    if (spec.blackbody_intensity) {
+      out.ib[k] = checked((*spec.blackbody_intensity)(xk), file, key + ".Ib", spec.line, xk, "the blackbody intensity");
+    } else {
+      const bool from_field = spec.field && spec.field->array_for("temperature");
+      const double T = checked(quantity(entry, "temperature", spec.temperature, k, 0.0), file,
+                               key + (from_field ? ".field.temperature" : ".temperature"), spec.line, xk, "the temperature");
+      out.temperature[k] = T;
+      out.ib[k] = kSigma * std::pow(T, 4) / kPi;
+    }
+    if (gas_model) {  // a gas model requires the temperature (no Ib): temperature is set
+      gas::GasState& st = out.gas[k];
+      st.temperature = out.temperature[k];
+      st.pressure = quantity(entry, "pressure", spec.pressure, k, 1.0);
+      st.x_h2o = quantity(entry, "x_h2o", spec.x_h2o, k, 0.0);
+      st.x_co2 = quantity(entry, "x_co2", spec.x_co2, k, 0.0);
+      st.x_co = quantity(entry, "x_co", spec.x_co, k, 0.0);
+      try {
+        gas::validate_state(st, "gas state");
+      } catch (const InputError& err) {
+        throw InputError(fmt::format("{}: {} (line {}) at the {} ({:.6g}, {:.6g}, {:.6g}): {}; check the temperature, "
+                                     "pressure and mole fractions of this entry",
+                                     file, key, spec.line, what, xk[0], xk[1], xk[2], err.what()));
       }
-      if (gas_model) {  // a gas model requires the temperature (no Ib): m.temperature is set
-        gas::GasState& st = m.gas[k];
-        st.temperature = m.temperature[k];
-        st.pressure = quantity(entry, "pressure", spec.pressure, k, x, 1.0);
-        st.x_h2o = quantity(entry, "x_h2o", spec.x_h2o, k, x, 0.0);
-        st.x_co2 = quantity(entry, "x_co2", spec.x_co2, k, x, 0.0);
-        st.x_co = quantity(entry, "x_co", spec.x_co, k, x, 0.0);
-        try {
-          gas::validate_state(st, "gas state");
-        } catch (const InputError& err) {
-          throw InputError(fmt::format("{}: {} (line {}) at the node ({:.6g}, {:.6g}, {:.6g}): {}; check the temperature, "
-                                       "pressure and mole fractions of this entry",
-                                       file, key, spec.line, x[0], x[1], x[2], err.what()));
-        }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature* quad) {
+  const std::size_t K = disc.num_elements(), np = static_cast<std::size_t>(disc.num_nodes()), n = disc.num_dofs();
+  const std::size_t Q = disc.property.size(), nq = K * Q;
+  const auto entry_of_element = media_entries(cs, disc);
+  auto entry_of = [&](std::size_t e) { return entry_of_element[e]; };
+  Medium m;
+  const bool gas_model = cs.model != nullptr;
+  const std::string file = cs.file.string();
+  // The user's fields at two sets of points: the DG nodes (e * N_p + i: what outputs read) and the
+  // property points (e * Q + q: what the solve integrates; docs/architecture.md, "Properties at
+  // quadrature points").
+  std::vector<std::size_t> element(n);
+  for (std::size_t k = 0; k < n; ++k) element[k] = k / np;
+  auto at_nodes = sample_properties(cs, entry_of_element, element, disc.node_position, "node", &m.field_imports);
+  m.kappa = std::move(at_nodes.kappa);
+  m.sigma_s = std::move(at_nodes.sigma_s);
+  m.blackbody_intensity = std::move(at_nodes.ib);
+  m.temperature = std::move(at_nodes.temperature);
+  m.gas = std::move(at_nodes.gas);
+  std::vector<char> scatters(cs.media.size(), 0);
+  for (std::size_t e = 0; e < K; ++e)
+    for (std::size_t i = 0; i < np; ++i)
+      if (m.sigma_s[e * np + i] > 0) scatters[entry_of(e)] = 1;
+  std::vector<double> sigma_t_nodes(n);
+  for (std::size_t k = 0; k < n; ++k) sigma_t_nodes[k] = m.kappa[k] + m.sigma_s[k];
+  m.properties_at_nodes = cs.solver.properties_at_nodes;
+  if (m.properties_at_nodes) {  // solver.properties: nodes, the collocated form
+    m.extinction = transport::ReactionTerm(std::move(sigma_t_nodes), static_cast<int>(np));
+    m.scattering_term = transport::ReactionTerm(m.sigma_s, static_cast<int>(np));
+    m.emission.resize(n);
+    for (std::size_t k = 0; k < n; ++k) m.emission[k] = m.kappa[k] * m.blackbody_intensity[k];
+  } else {
+    auto at_points = [&] {
+      std::vector<std::size_t> point_element(nq);
+      std::vector<Vec3> x;
+      x.reserve(nq);
+      for (std::size_t e = 0; e < K; ++e) {
+        const auto xe = disc.property_points(e);
+        x.insert(x.end(), xe.begin(), xe.end());
+        std::fill_n(point_element.begin() + static_cast<std::ptrdiff_t>(e * Q), Q, e);
       }
-      m.sigma_t[k] = m.kappa[k] + m.sigma_s[k];
-      if (m.sigma_s[k] > 0) scatters[entry] = 1;
+      return sample_properties(cs, entry_of_element, point_element, x, "quadrature point", nullptr);
+    }();
+    for (std::size_t e = 0; e < K; ++e)
+      for (std::size_t q = 0; q < Q; ++q)
+        if (at_points.sigma_s[e * Q + q] > 0) scatters[entry_of(e)] = 1;
+    // What the solve integrates: sigma_t and sigma_s terms and the projected emission.
+    std::vector<double> sigma_t_points(nq), emission_points(nq);
+    for (std::size_t k = 0; k < nq; ++k) {
+      sigma_t_points[k] = at_points.kappa[k] + at_points.sigma_s[k];
+      emission_points[k] = at_points.kappa[k] * at_points.ib[k];
+    }
+    m.extinction = transport::ReactionTerm::from_points(disc, sigma_t_points, std::move(sigma_t_nodes));
+    m.scattering_term = transport::ReactionTerm::from_points(disc, at_points.sigma_s, m.sigma_s);
+    m.emission = transport::project_points(disc, emission_points);
+    if (gas_model) {
+      m.point_gas = std::move(at_points.gas);
+      m.point_sigma_s = std::move(at_points.sigma_s);
+      m.point_blackbody_intensity = std::move(at_points.ib);
     }
   }
   // Scattering operators, one per scattering entry.
@@ -210,6 +282,46 @@ Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& dis
   return m;
 }
 
+void attach_output_points(Medium& m, const io::CaseSpec& cs, const transport::Discretization& disc, std::span<const Vec3> points) {
+  const transport::PointLocator locator(disc);
+  const auto np = static_cast<std::size_t>(disc.num_nodes());
+  std::vector<long> element;
+  std::vector<double> weights;
+  for (const auto& x : points) {
+    const auto loc = locator.locate(x);
+    element.push_back(loc ? static_cast<long>(loc->element) : -1);
+    const Eigen::RowVectorXd w = loc ? Eigen::RowVectorXd(disc.ref.interpolation_matrix(loc->rst)) : Eigen::RowVectorXd::Zero(static_cast<Eigen::Index>(np));
+    weights.insert(weights.end(), w.data(), w.data() + w.size());
+  }
+  attach_output_points(m, cs, disc, points, element, weights);
+}
+
+void attach_output_points(Medium& m, const io::CaseSpec& cs, const transport::Discretization& disc, std::span<const Vec3> points,
+                          std::span<const long> located, std::span<const double> weights) {
+  auto& out = m.output_points;
+  out = {};
+  out.position.assign(points.begin(), points.end());
+  out.element.assign(located.begin(), located.end());
+  out.weights.assign(weights.begin(), weights.end());
+  std::vector<std::size_t> element;
+  std::vector<Vec3> inside;
+  for (std::size_t p = 0; p < points.size(); ++p)
+    if (located[p] >= 0) element.push_back(static_cast<std::size_t>(located[p])), inside.push_back(points[p]);
+  const auto samples = sample_properties(cs, media_entries(cs, disc), element, inside, "probe point", nullptr);
+  const double nan = std::nan("");
+  out.kappa.assign(points.size(), nan);
+  out.blackbody_intensity.assign(points.size(), nan);
+  // Outside points carry a valid state (a spectral model evaluates every point); nothing reads it.
+  if (cs.model) out.gas.assign(points.size(), m.gas.empty() ? gas::GasState{} : m.gas.front());
+  for (std::size_t p = 0, k = 0; p < points.size(); ++p) {
+    if (out.element[p] < 0) continue;
+    out.kappa[p] = samples.kappa[k];
+    out.blackbody_intensity[p] = samples.ib[k];
+    if (cs.model) out.gas[p] = samples.gas[k];
+    ++k;
+  }
+}
+
 void Walls::scale_emission(std::span<const double> a) {
   if (a.size() != emitted_.size()) throw std::logic_error("Walls::scale_emission: one weight per boundary face node");
   if (gray_emitted_.empty()) gray_emitted_ = emitted_;
@@ -219,11 +331,22 @@ void Walls::scale_emission(std::span<const double> a) {
 void add_user_source(const Medium& m, const transport::Discretization& disc, const Vec3& s, std::span<double> rhs) {
   if (!m.has_source()) return;
   std::vector<io::Expression> src(m.source);  // muparser binds variables per object: one copy per call
-  const std::size_t np = static_cast<std::size_t>(disc.num_nodes());
+  const std::size_t np = static_cast<std::size_t>(disc.num_nodes()), Q = disc.property.size();
+  if (m.properties_at_nodes) {
+    for (std::size_t e = 0; e < disc.num_elements(); ++e) {
+      const int k = m.source_of_element[e];
+      if (k < 0) continue;
+      for (std::size_t i = 0; i < np; ++i) rhs[e * np + i] += src[static_cast<std::size_t>(k)](disc.node_position[e * np + i], s);
+    }
+    return;
+  }
+  Eigen::VectorXd values(static_cast<Eigen::Index>(Q));
   for (std::size_t e = 0; e < disc.num_elements(); ++e) {
     const int k = m.source_of_element[e];
     if (k < 0) continue;
-    for (std::size_t i = 0; i < np; ++i) rhs[e * np + i] += src[static_cast<std::size_t>(k)](disc.node_position[e * np + i], s);
+    const auto x = disc.property_points(e);
+    for (std::size_t q = 0; q < Q; ++q) values[static_cast<Eigen::Index>(q)] = src[static_cast<std::size_t>(k)](x[q], s);
+    Eigen::Map<Eigen::VectorXd>(rhs.data() + e * np, static_cast<Eigen::Index>(np)) += disc.property.projection * values;
   }
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// The physical set-up of a gray run on the DG nodes: the medium (kappa, sigma_s, phase function,
-// emission, user source) and the walls (every boundary condition, in one place). Built once from
+// The physical set-up of a gray run: the medium (kappa, sigma_s, phase function, emission, user
+// source; evaluated where the user gave them, docs/architecture.md "Properties at quadrature points") and the walls (every boundary condition, in one place). Built once from
 // the case file and the mesh; the solvers read it and never look at the case file.
 #include "angular/phase_function.hpp"
 #include "angular/quadrature.hpp"
@@ -9,6 +9,7 @@
 #include "gas/spectral_model.hpp"
 #include "io/case_file.hpp"
 #include "transport/discretization.hpp"
+#include "transport/reaction.hpp"
 
 #include <span>
 #include <string>
@@ -21,12 +22,36 @@ using Vec3 = std::array<double, 3>;
 std::string group_label(const mesh::PhysicalGroup& g);
 
 struct Medium {
-  // Nodal fields, index e * N_p + i.
-  std::vector<double> kappa, sigma_s, sigma_t, blackbody_intensity;
+  // The user's fields at the DG nodes, index e * N_p + i: the point values outputs read (divq at a
+  // node is kappa (4 pi Ib - G) there); the solve does not interpolate them.
+  std::vector<double> kappa, sigma_s, blackbody_intensity;
   std::vector<double> temperature;  // K; NaN where the case gives Ib instead
-  // With a spectral gas model (`model:`): the gas state at every node; kappa and Ib are then those
-  // of one spectral point at a time (set by the spectral loop), 0 as built.
-  std::vector<gas::GasState> gas;
+  // What the solve integrates, from the fields at the property points (disc.property, e * Q + q):
+  // the extinction term sigma_t u and the scattering term sigma_s phi (Galerkin blocks where the
+  // coefficient varies on an element), and the emission kappa Ib as the nodal coefficients of its
+  // L2 projection.
+  transport::ReactionTerm extinction, scattering_term;
+  std::vector<double> emission;
+  // solver.properties: nodes — the terms above (and user sources) from the nodal values instead, in
+  // the collocated form (no property points).
+  bool properties_at_nodes = false;
+  // With a spectral gas model (`model:`): the gas state at every node and at every property point,
+  // and sigma_s and Ib at the property points; kappa, Ib and the solve's terms are then those of one
+  // spectral point at a time (set by the spectral loop), 0 as built.
+  std::vector<gas::GasState> gas, point_gas;
+  std::vector<double> point_sigma_s, point_blackbody_intensity;
+  // Points where outputs evaluate div q = kappa (4 pi Ib - G) with the properties at the point itself
+  // (the volume probes; attach_output_points): the element containing each (-1: outside the mesh),
+  // its nodal interpolation weights (N_p per point), kappa and Ib there (with a gas model: those of
+  // the current spectral point, and the gas state).
+  struct OutputPoints {
+    std::vector<Vec3> position;
+    std::vector<long> element;
+    std::vector<double> weights;
+    std::vector<double> kappa, blackbody_intensity;
+    std::vector<gas::GasState> gas;
+    std::size_t size() const { return element.size(); }
+  } output_points;
   bool has_gas_model() const { return !gas.empty(); }
   // Quantities read from field files (media.X.field), one record per entry: what was read, how it
   // was interpolated and the ranges (source vs nodes); the values themselves are in the fields above.
@@ -52,12 +77,21 @@ struct Medium {
   bool scatters() const { return scattering_rank > 0; }
 };
 
+// Locates points (the volume probes' points, in order) and evaluates the case's properties there
+// (Medium::output_points); points outside the mesh get element -1.
+void attach_output_points(Medium& m, const io::CaseSpec& cs, const transport::Discretization& disc, std::span<const Vec3> points);
+// The same for points located already: element[p] (-1: not here) and its interpolation weights
+// (N_p per point; a distributed run's rank takes the points rank 0 located in its owned elements).
+void attach_output_points(Medium& m, const io::CaseSpec& cs, const transport::Discretization& disc, std::span<const Vec3> points,
+                          std::span<const long> element, std::span<const double> weights);
+
 // The angular set of the case (`angular:`); errors name the key and line.
 angular::Quadrature build_quadrature(const io::AngularSpec& spec);
 
 Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature* quad);
 
-// Adds the user source of direction s to rhs (nodal); thread-safe (copies the expressions).
+// Adds the user source of direction s to rhs: the L2 projection of its values at the property
+// points (nodal coefficients); thread-safe (copies the expressions).
 void add_user_source(const Medium& m, const transport::Discretization& disc, const Vec3& s, std::span<double> rhs);
 
 // One wall condition per surface group, on the boundary faces. Opaque walls: emissivity +

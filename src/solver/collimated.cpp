@@ -81,7 +81,7 @@ Collimated solve_collimated(const io::CaseSpec& cs, const transport::Discretizat
       std::fill(rhs.begin(), rhs.end(), 0.0);
       walls.lift(s, p.inflow, rhs);
       std::fill(F.begin(), F.end(), 0.0);
-      transport::sweep_solve(disc, transport::plan_sweep(disc, s), medium.sigma_t, rhs, F);
+      transport::sweep_solve(disc, transport::plan_sweep(disc, s), medium.extinction, rhs, F);
       for (std::size_t k = 0; k < n; ++k) {
         out.G[k] += F[k];
         out.qx[k] += F[k] * s[0];

@@ -109,10 +109,7 @@ class TransportSweep {
                  const problem::Walls& walls, const GrayOptions& opt, GrayResult& report, const Collimated* beams)
       : disc_(disc), quad_(quad), medium_(medium), walls_(walls), opt_(opt), report_(report), beams_(beams),
         solved_(disc.num_elements()), groups_(&walls.reflection_groups()) {
-    const std::size_t n = disc.num_dofs();
-    emission_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) emission_[i] = medium.kappa[i] * medium.blackbody_intensity[i];
-    const std::size_t M = quad.size();
+    const std::size_t n = disc.num_dofs(), M = quad.size();
     if (opt.local_mesh) set_up_distributed(*opt.local_mesh);
     if (uses_sweep_plans(opt)) {
       if (opt.plans) {
@@ -134,7 +131,7 @@ class TransportSweep {
     }
     if (opt.device) {
       if (opt.positivity) throw InputError("solver.positivity: the positivity limiter runs in the CPU sweeps only; use solver.backend: cpu");
-      opt.device->set_sigma_t(medium.sigma_t);
+      opt.device->set_sigma_t(medium.extinction.nodal(), medium.extinction.block_of_element(), medium.extinction.block_data());
       opt.device->set_scattering(scattering_tables());
       std::vector<int> element_face(walls.num_faces());
       for (std::size_t b = 0; b < element_face.size(); ++b) element_face[b] = static_cast<int>(walls.element_face(b));
@@ -333,7 +330,9 @@ class TransportSweep {
     t.weights.assign(quad_.w.begin(), quad_.w.end());
     for (const auto& sb : quad_.s_bar) t.s_bar.insert(t.s_bar.end(), sb.begin(), sb.end());
     if (r == 0) return t;
-    t.sigma_s.assign(medium_.sigma_s.begin(), medium_.sigma_s.end());
+    t.sigma_s.assign(medium_.scattering_term.nodal().begin(), medium_.scattering_term.nodal().end());
+    t.sigma_s_block_of.assign(medium_.scattering_term.block_of_element().begin(), medium_.scattering_term.block_of_element().end());
+    t.sigma_s_blocks.assign(medium_.scattering_term.block_data().begin(), medium_.scattering_term.block_data().end());
     t.operator_of_element.assign(medium_.scattering_of_element.begin(), medium_.scattering_of_element.end());
     const std::size_t ops = medium_.scattering.size();
     t.to_direction.assign(ops * M * r, 0.0);
@@ -500,7 +499,7 @@ class TransportSweep {
 
   long solve_one(int m, const std::vector<double>& rhs, std::vector<double>& u) {
     if (opt_.inner == io::InnerMethod::sweep) {
-      const auto r = transport::sweep_solve(disc_, (*plans_)[static_cast<std::size_t>(m)], medium_.sigma_t, rhs, u, opt_.inner_rtol, 200,
+      const auto r = transport::sweep_solve(disc_, (*plans_)[static_cast<std::size_t>(m)], medium_.extinction, rhs, u, opt_.inner_rtol, 200,
                                             opt_.positivity);
       if (r.limited) {
 #pragma omp atomic
@@ -519,7 +518,7 @@ class TransportSweep {
   // The sources of ordinate m that do not depend on the iterate: emission, user source, scattered beams.
   void build_fixed(int m, std::span<double> rhs) const {
     const auto mu = static_cast<std::size_t>(m);
-    std::copy(emission_.begin(), emission_.end(), rhs.begin());
+    std::copy(medium_.emission.begin(), medium_.emission.end(), rhs.begin());
     problem::add_user_source(medium_, disc_, quad_.s[mu], rhs);
     if (beams_) add_beam_scattering(mu, rhs);
   }
@@ -531,6 +530,7 @@ class TransportSweep {
     if (with_sources) build_fixed(m, rhs);
     else std::fill(rhs.begin(), rhs.end(), 0.0);
     if (r > 0) {
+      std::vector<double> s(np);
       for (std::size_t e = 0; e < K; ++e) {
         const int op = medium_.scattering_of_element[e];
         if (op < 0) continue;
@@ -539,10 +539,10 @@ class TransportSweep {
         const double* Y = sm.to_direction.data() + mu * ro;
         for (std::size_t i = 0; i < np; ++i) {
           const std::size_t k = e * np + i;
-          double s = 0;
-          for (std::size_t j = 0; j < ro; ++j) s += Y[j] * phi[k * r + j];
-          rhs[k] += medium_.sigma_s[k] * s;
+          s[i] = 0;
+          for (std::size_t j = 0; j < ro; ++j) s[i] += Y[j] * phi[k * r + j];
         }
+        medium_.scattering_term.apply_add(e, s.data(), rhs.data() + e * np);
       }
     }
   }
@@ -550,12 +550,14 @@ class TransportSweep {
   // sigma_s F_c Phi(s_m.s_c)/4 pi of every collimated beam: a known source of the diffuse field.
   void add_beam_scattering(std::size_t m, std::span<double> rhs) const {
     const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), M = quad_.size();
+    std::vector<double> s(np);
     for (const auto& beam : beams_->beams)
       for (std::size_t e = 0; e < disc_.num_elements(); ++e) {
         const int op = medium_.scattering_of_element[e];
         if (op < 0) continue;
         const double weight = beam.scatter_weight[static_cast<std::size_t>(op) * M + m];
-        for (std::size_t i = 0; i < np; ++i) rhs[e * np + i] += medium_.sigma_s[e * np + i] * beam.F[e * np + i] * weight;
+        for (std::size_t i = 0; i < np; ++i) s[i] = beam.F[e * np + i] * weight;
+        medium_.scattering_term.apply_add(e, s.data(), rhs.data() + e * np);
       }
   }
 
@@ -569,19 +571,19 @@ class TransportSweep {
     ko.label = fmt::format("ordinate {} ({:.5g}, {:.5g}, {:.5g})", m, v[0], v[1], v[2]);
     auto solve = [&](backend::TransportBackend& local) {
       if (!nodes_) {
-        local.set_direction(v, medium_.sigma_t, blocks);
+        local.set_direction(v, medium_.extinction, blocks);
         return transport::solve_bicgstab(local, rhs, u, ko).iterations;
       }
       // One global solve over the owned unknowns (block Jacobi across ranks with the sweep).
       const std::size_t owned = solved_dofs();
       parallel::DistributedTransport global(local, *nodes_, owned);
-      global.set_direction(v, medium_.sigma_t, blocks);
+      global.set_direction(v, medium_.extinction, blocks);
       const int its = transport::solve_bicgstab(global, std::span(rhs).first(owned), std::span(u).first(owned), ko).iterations;
       report_.ghost_exchanges += static_cast<long>(global.exchanges());
       return its;
     };
     if (opt_.preconditioner == io::Preconditioner::sweep) {
-      transport::SweepPreconditioned op(*cpu_, disc_, (*plans_)[static_cast<std::size_t>(m)], medium_.sigma_t);
+      transport::SweepPreconditioned op(*cpu_, disc_, (*plans_)[static_cast<std::size_t>(m)], medium_.extinction);
       return solve(op);
     }
     return solve(*cpu_);
@@ -669,7 +671,6 @@ class TransportSweep {
   const GrayOptions& opt_;
   GrayResult& report_;
   const Collimated* beams_;
-  std::vector<double> emission_;
   std::vector<Slot> slots_;
   std::vector<double> trace_scratch_;  // device path: see trace_field
   std::array<std::vector<double>, 2> specular_;  // traces persisted between sweeps: without / with sources

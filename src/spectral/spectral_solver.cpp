@@ -85,7 +85,7 @@ PointTotals point_totals(const transport::Discretization& disc, const problem::W
   PointTotals t;
   t.point = j;
   std::tie(t.nu_lo, t.nu_hi) = model.wavenumber_interval(j);
-  t.volume_W = output::volume_integral(disc, fields.divq, solved);
+  t.volume_W = output::element_sum(fields.divq_element, solved);
   const auto w = output::wall_summary(disc, walls, fields);  // groups in sorted order
   if (groups.empty()) {
     if (distributed) groups = global_wall_groups(w);
@@ -182,11 +182,22 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
     out.gas_temperature_min = -range[0], out.gas_temperature_max = range[1];
   }
 
-  problem::Medium point = medium;  // kappa, sigma_t and Ib replaced for each point
+  // The properties are evaluated at the nodes (what outputs read) and at the property points (what
+  // the solve integrates: problem::Medium), one evaluate_block over both.
+  // The output points (probes) follow them.
+  const std::size_t nq = medium.point_gas.size(), no = medium.output_points.gas.size(), all = n + nq + no;
+  std::vector<gas::GasState> states(medium.gas);
+  states.insert(states.end(), medium.point_gas.begin(), medium.point_gas.end());
+  states.insert(states.end(), medium.output_points.gas.begin(), medium.output_points.gas.end());
+  std::vector<double> state_temperature(gas_temperature);
+  for (std::size_t k = n; k < all; ++k) state_temperature.push_back(states[k].temperature);
+  std::vector<double> sigma_t_points(nq), emission_points(nq), sigma_t_nodes(n);
+
+  problem::Medium point = medium;  // kappa, Ib and the solve's terms replaced for each point
   problem::Walls point_walls = walls;
   std::vector<double> a_hot(hot.size()), a_wall(walls.num_faces() * nfp, 0.0);
   out.kappa_planck.assign(n, 0.0);
-  const std::size_t per_point = 2 * n * sizeof(double);
+  const std::size_t per_point = 2 * all * sizeof(double);
   const int max_count = static_cast<int>(std::clamp<std::size_t>(spectral_options.block_bytes / std::max<std::size_t>(per_point, 1), 1,
                                                                  static_cast<std::size_t>(std::max(out.spectral_points, 1))));
   std::vector<double> kappa_block, a_block;
@@ -195,9 +206,9 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
     const auto count = static_cast<std::size_t>(last - first);
     {
       const auto tp = Clock::now();
-      kappa_block.resize(count * n);
-      a_block.resize(count * n);
-      model.evaluate_block(first, last - first, medium.gas, gas_temperature, kappa_block, a_block);
+      kappa_block.resize(count * all);
+      a_block.resize(count * all);
+      model.evaluate_block(first, last - first, states, state_temperature, kappa_block, a_block);
       out.property_seconds += seconds_since(tp);
     }
     ++out.property_blocks;
@@ -205,15 +216,30 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
     out.block_bytes = std::max(out.block_bytes, count * per_point);
     for (int j = first; j < last; ++j) {
       const auto tp = Clock::now();
-      const double* kappa_j = &kappa_block[static_cast<std::size_t>(j - first) * n];
-      const double* a_j = &a_block[static_cast<std::size_t>(j - first) * n];
+      const double* kappa_j = &kappa_block[static_cast<std::size_t>(j - first) * all];
+      const double* a_j = &a_block[static_cast<std::size_t>(j - first) * all];
       if (!hot.empty()) model.emission_weight(j, hot_state, hot_temperature, a_hot);
       for (std::size_t k = 0; k < hot.size(); ++k) a_wall[hot[k]] = a_hot[k];
       for (std::size_t i = 0; i < n; ++i) {
         point.kappa[i] = kappa_j[i];
-        point.sigma_t[i] = kappa_j[i] + medium.sigma_s[i];
+        sigma_t_nodes[i] = kappa_j[i] + medium.sigma_s[i];
         point.blackbody_intensity[i] = a_j[i] * medium.blackbody_intensity[i];
         out.kappa_planck[i] += a_j[i] * kappa_j[i];
+      }
+      for (std::size_t q = 0; q < nq; ++q) {
+        sigma_t_points[q] = kappa_j[n + q] + medium.point_sigma_s[q];
+        emission_points[q] = kappa_j[n + q] * a_j[n + q] * medium.point_blackbody_intensity[q];
+      }
+      for (std::size_t p = 0; p < no; ++p) {
+        point.output_points.kappa[p] = kappa_j[n + nq + p];
+        point.output_points.blackbody_intensity[p] = a_j[n + nq + p] * medium.output_points.blackbody_intensity[p];
+      }
+      if (medium.properties_at_nodes) {  // solver.properties: nodes
+        point.extinction = transport::ReactionTerm(sigma_t_nodes, static_cast<int>(np));
+        for (std::size_t i = 0; i < n; ++i) point.emission[i] = point.kappa[i] * point.blackbody_intensity[i];
+      } else {
+        point.extinction = transport::ReactionTerm::from_points(disc, sigma_t_points, sigma_t_nodes);
+        point.emission = transport::project_points(disc, emission_points);
       }
       point_walls.scale_emission(a_wall);
       out.property_seconds += seconds_since(tp);
@@ -276,6 +302,8 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
                             add_to(out.fields.balance_q_out, fields.balance_q_out);
                             add_to(out.fields.balance_q_net, fields.balance_q_net);
                             add_to(out.fields.wall_divq, fields.wall_divq);
+                            add_to(out.fields.divq_element, fields.divq_element);
+                            add_to(out.fields.output_divq, fields.output_divq);
                             if (j == 0) out.fields.face_area = fields.face_area;
                             out.points.push_back(point_totals(disc, point_walls, fields, model, j, out.wall_groups, solved, opt.local_mesh != nullptr));
                             if (so.point_solved) so.point_solved(j, point, point_walls, r);

@@ -61,10 +61,28 @@ std::array<Vec3, 4> Discretization::element_vertices(std::size_t e) const {
   return v;
 }
 
+PropertyRule make_property_rule(const dg::ReferenceTet& ref) {
+  PropertyRule p;
+  p.rule = dg::tet_quadrature(2 * ref.order + 1);
+  p.interpolation = ref.interpolation_matrix(p.rule.points);
+  // M^{-1} = V V^T (orthonormal modal basis).
+  p.projection = ref.vandermonde * ref.vandermonde.transpose() * p.interpolation.transpose() * p.rule.weights.asDiagonal();
+  return p;
+}
+
+std::vector<Vec3> Discretization::property_points(std::size_t e) const {
+  const auto v = element_vertices(e);
+  const auto& pts = property.rule.points;
+  std::vector<Vec3> x(property.size());
+  for (Eigen::Index q = 0; q < pts.rows(); ++q) x[static_cast<std::size_t>(q)] = dg::map_to_physical(v, pts(q, 0), pts(q, 1), pts(q, 2));
+  return x;
+}
+
 Discretization make_discretization(const mesh::TetMesh& mesh, int order) {
   Discretization d;
   d.mesh = &mesh;
   d.ref = dg::ReferenceTet::build(order);
+  d.property = make_property_rule(d.ref);
   const std::size_t K = mesh.num_elements();
   const int np = d.ref.num_nodes, nfp = d.ref.num_face_nodes;
   d.geometry.resize(K);

@@ -17,9 +17,23 @@ namespace dgrte::transport {
 
 using Vec3 = std::array<double, 3>;
 
+// The points where the medium's properties are evaluated (docs/architecture.md, "Properties at
+// quadrature points"): a tet rule of degree 2p + 1 (the mass matrix needs 2p; the user's fields are
+// not polynomials, so one degree more), the interpolation from an element's nodal values to them,
+// and the L2 projection of point values back onto the element's nodal basis,
+//   projection = M^{-1} V_q^T diag(w)  (the Jacobian of the affine map cancels).
+struct PropertyRule {
+  dg::QuadratureRule rule;
+  Eigen::MatrixXd interpolation;  // Q x N_p
+  Eigen::MatrixXd projection;     // N_p x Q
+  std::size_t size() const { return static_cast<std::size_t>(rule.weights.size()); }
+};
+PropertyRule make_property_rule(const dg::ReferenceTet& ref);
+
 struct Discretization {
   const mesh::TetMesh* mesh = nullptr;
   dg::ReferenceTet ref;
+  PropertyRule property;
   std::vector<dg::ElementGeometry> geometry;  // per element
   std::vector<Vec3> node_position;            // e * N_p + i
   // For face node j of face f of element e, at [(e*4 + f) * N_fp + j]: the field index of the
@@ -32,6 +46,8 @@ struct Discretization {
   int num_nodes() const { return ref.num_nodes; }
   std::size_t num_dofs() const { return num_elements() * static_cast<std::size_t>(ref.num_nodes); }
   std::array<Vec3, 4> element_vertices(std::size_t e) const;
+  // The physical positions of element e's property points (property.rule).
+  std::vector<Vec3> property_points(std::size_t e) const;
 };
 
 Discretization make_discretization(const mesh::TetMesh& mesh, int order);

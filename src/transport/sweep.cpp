@@ -135,8 +135,8 @@ void lu_solve(int n_runtime, double* __restrict A, double* __restrict r) {
 // linear map whatever the threads' order), or take zero if it is null.
 template <int NP>
 bool solve_element(const Discretization& disc, const LocalMatrices& lm, const Vec3& s, std::uint8_t lagged_mask,
-                   const double* lagged, bool positivity, std::size_t e, const double* sigma_t_e, const double* rhs_e, double* u,
-                   double* __restrict B, double* __restrict r) {
+                   const double* lagged, bool positivity, std::size_t e, const double* sigma_t_e, const double* sigma_block_e,
+                   const double* rhs_e, double* u, double* __restrict B, double* __restrict r) {
   const int np = NP > 0 ? NP : lm.np;
   const int nfp = lm.nfp;
   const auto nn = static_cast<std::size_t>(np) * static_cast<std::size_t>(np);
@@ -147,11 +147,13 @@ bool solve_element(const Discretization& disc, const LocalMatrices& lm, const Ve
   const double* __restrict dr = lm.dr.data();
   const double* __restrict ds = lm.ds.data();
   const double* __restrict dt = lm.dt.data();
-  for (std::size_t k = 0; k < nn; ++k) B[k] = a0 * dr[k] + a1 * ds[k] + a2 * dt[k];
-  for (int i = 0; i < np; ++i) {
-    B[static_cast<std::size_t>(i) * static_cast<std::size_t>(np + 1)] += sigma_t_e[i];
-    r[i] = rhs_e[i];
+  if (sigma_block_e) {  // sigma_t varies on the element: its Galerkin block (transport/reaction.hpp)
+    for (std::size_t k = 0; k < nn; ++k) B[k] = a0 * dr[k] + a1 * ds[k] + a2 * dt[k] + sigma_block_e[k];
+  } else {
+    for (std::size_t k = 0; k < nn; ++k) B[k] = a0 * dr[k] + a1 * ds[k] + a2 * dt[k];
+    for (int i = 0; i < np; ++i) B[static_cast<std::size_t>(i) * static_cast<std::size_t>(np + 1)] += sigma_t_e[i];
   }
+  for (int i = 0; i < np; ++i) r[i] = rhs_e[i];
   const auto& ref = disc.ref;
   for (int f = 0; f < 4; ++f) {
     const double c = inflow_coefficient(g, f, s);
@@ -202,15 +204,16 @@ bool solve_element(const Discretization& disc, const LocalMatrices& lm, const Ve
 // native-flagged translation unit would change Eigen's alignment ABI against prebuilt libraries
 // that carry their own Eigen instantiations (libgmsh crashed that way), and the binary stays portable.
 using ElementKernel = bool (*)(const Discretization&, const LocalMatrices&, const Vec3&, std::uint8_t, const double*, bool,
-                               std::size_t, const double*, const double*, double*, double* __restrict, double* __restrict);
+                               std::size_t, const double*, const double*, const double*, double*, double* __restrict,
+                               double* __restrict);
 #if defined(__GNUC__) && defined(__x86_64__)
 template <int NP>
 [[gnu::target("avx2,fma"), gnu::flatten]] bool solve_element_avx2(const Discretization& disc, const LocalMatrices& lm,
                                                                    const Vec3& s, std::uint8_t lagged_mask, const double* lagged,
                                                                    bool positivity, std::size_t e, const double* sigma_t_e,
-                                                                   const double* rhs_e, double* u, double* __restrict B,
-                                                                   double* __restrict r) {
-  return solve_element<NP>(disc, lm, s, lagged_mask, lagged, positivity, e, sigma_t_e, rhs_e, u, B, r);
+                                                                   const double* sigma_block_e, const double* rhs_e, double* u,
+                                                                   double* __restrict B, double* __restrict r) {
+  return solve_element<NP>(disc, lm, s, lagged_mask, lagged, positivity, e, sigma_t_e, sigma_block_e, rhs_e, u, B, r);
 }
 template <int NP>
 ElementKernel element_kernel() {
@@ -238,8 +241,9 @@ inline void wait_until_done(const std::atomic<std::uint8_t>& flag) {
 // which is most of a P1 sweep of 400 levels. Deadlock-free: an element waits only on elements
 // earlier in the order, which were claimed before it.
 template <int NP>
-long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const SweepPlan& plan, const double* sigma_t,
+long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const SweepPlan& plan, const ReactionTerm& sigma_t,
                     const double* rhs, double* u, const double* lagged, bool positivity) {
+  const double* sigma_nodal = sigma_t.nodal().data();
   const auto np = static_cast<std::size_t>(lm.np);
   const std::size_t K = plan.order.size();
   const ElementKernel solve = element_kernel<NP>();
@@ -248,8 +252,8 @@ long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const S
     std::vector<double> B(np * np), r(np);
     for (const int e : plan.order) {
       const auto ue = static_cast<std::size_t>(e);
-      limited += solve(disc, lm, plan.direction, plan.lagged_faces[ue], lagged, positivity, ue, sigma_t + ue * np,
-                                   rhs + ue * np, u, B.data(), r.data());
+      limited += solve(disc, lm, plan.direction, plan.lagged_faces[ue], lagged, positivity, ue, sigma_nodal + ue * np,
+                       sigma_t.block(ue), rhs + ue * np, u, B.data(), r.data());
     }
     return limited;
   }
@@ -268,8 +272,8 @@ long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const S
           if (d >= 0 && !((plan.lagged_faces[e] >> f) & 1) && inflow_coefficient(disc.geometry[e], f, plan.direction) != 0.0)
             wait_until_done(done[static_cast<std::size_t>(d)]);
         }
-        limited += solve(disc, lm, plan.direction, plan.lagged_faces[e], lagged, positivity, e, sigma_t + e * np,
-                                     rhs + e * np, u, B.data(), r.data());
+        limited += solve(disc, lm, plan.direction, plan.lagged_faces[e], lagged, positivity, e, sigma_nodal + e * np,
+                         sigma_t.block(e), rhs + e * np, u, B.data(), r.data());
         done[e].store(1, std::memory_order_release);
       }
   }
@@ -358,23 +362,23 @@ SweepPlan plan_sweep(const Discretization& disc, const Vec3& s, std::size_t solv
   return plan;
 }
 
-void SweepPreconditioned::set_direction(const Vec3& s, std::span<const double> kappa, backend::BlockKind /*blocks: the sweep*/) {
+void SweepPreconditioned::set_direction(const Vec3& s, const ReactionTerm& sigma_t, backend::BlockKind /*blocks: the sweep*/) {
   const auto& d = plan_.direction;
   if (std::abs(d[0] - s[0]) + std::abs(d[1] - s[1]) + std::abs(d[2] - s[2]) > 1e-14)
     throw std::logic_error("SweepPreconditioned: the sweep plan belongs to another direction");
-  op_.set_direction(s, kappa, backend::BlockKind::none);
+  op_.set_direction(s, sigma_t, backend::BlockKind::none);
 }
 
 void SweepPreconditioned::precondition(std::span<const double> r, std::span<double> z) {
   sweep_pass(disc_, plan_, sigma_t_, r, z, {});
 }
 
-long sweep_pass(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
+long sweep_pass(const Discretization& disc, const SweepPlan& plan, const ReactionTerm& sigma_t,
                 std::span<const double> rhs, std::span<double> u, std::span<const double> lagged, bool positivity) {
   const LocalMatrices lm(disc.ref);
   const double* lagged_values = lagged.empty() ? nullptr : lagged.data();
   auto run = [&]<int NP>() {
-    return sweep_elements<NP>(disc, lm, plan, sigma_t.data(), rhs.data(), u.data(), lagged_values, positivity);
+    return sweep_elements<NP>(disc, lm, plan, sigma_t, rhs.data(), u.data(), lagged_values, positivity);
   };
   switch (lm.np) {  // P1..P8 with the size fixed at compile time
     case 4: return run.template operator()<4>();
@@ -389,7 +393,7 @@ long sweep_pass(const Discretization& disc, const SweepPlan& plan, std::span<con
   }
 }
 
-SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
+SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, const ReactionTerm& sigma_t,
                         std::span<const double> rhs, std::span<double> u, double tol, int max_passes, bool positivity,
                         const PassCoupling* coupling) {
   SweepResult res;

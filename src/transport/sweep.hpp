@@ -6,6 +6,7 @@
 // the neighbour's value of the previous pass and a few passes converge them.
 #include "backend/transport_backend.hpp"
 #include "transport/discretization.hpp"
+#include "transport/reaction.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -52,8 +53,8 @@ struct SweepResult {
 
 // Solves L u = rhs for direction s (rhs already holds the boundary inflow lift): one pass if the
 // plan has no lagged faces; otherwise passes until the max change of u relative to max|u| is
-// below tol (lagged faces read the previous pass; u is the initial guess). sigma_t: nodal
-// extinction coefficient. A plan over a rank's owned elements reads the inflow of its partition
+// below tol (lagged faces read the previous pass; u is the initial guess). sigma_t: the extinction
+// term (transport/reaction.hpp). A plan over a rank's owned elements reads the inflow of its partition
 // faces from u's ghost block (set by the caller; never written here).
 //
 // positivity: where an element's solution has a negative nodal value, it is blended with the
@@ -73,13 +74,13 @@ struct PassCoupling {
   std::function<void(std::span<double>)> exchange;
   std::function<void(double* change_and_scale)> reduce_max;
 };
-SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
+SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, const ReactionTerm& sigma_t,
                         std::span<const double> rhs, std::span<double> u, double tol = 1e-12, int max_passes = 200,
                         bool positivity = false, const PassCoupling* coupling = nullptr);
 
 // One pass: u = P^-1 (rhs + C lagged), lagged faces reading `lagged` (empty: zero; must not alias u).
 // Returns the number of elements the positivity limiter changed.
-long sweep_pass(const Discretization& disc, const SweepPlan& plan, std::span<const double> sigma_t,
+long sweep_pass(const Discretization& disc, const SweepPlan& plan, const ReactionTerm& sigma_t,
                 std::span<const double> rhs, std::span<double> u, std::span<const double> lagged, bool positivity = false);
 
 // The sweep as the preconditioner of Bi-CGSTAB (`solver.preconditioner: sweep`): the operator of
@@ -90,10 +91,10 @@ long sweep_pass(const Discretization& disc, const SweepPlan& plan, std::span<con
 class SweepPreconditioned final : public backend::TransportBackend {
  public:
   SweepPreconditioned(backend::TransportBackend& op, const Discretization& disc, const SweepPlan& plan,
-                      std::span<const double> sigma_t)
+                      const ReactionTerm& sigma_t)
       : op_(op), disc_(disc), plan_(plan), sigma_t_(sigma_t) {}
   std::size_t size() const override { return op_.size(); }
-  void set_direction(const Vec3& s, std::span<const double> kappa, backend::BlockKind blocks) override;
+  void set_direction(const Vec3& s, const ReactionTerm& sigma_t, backend::BlockKind blocks) override;
   void apply(std::span<const double> u, std::span<double> y) override { op_.apply(u, y); }
   void precondition(std::span<const double> r, std::span<double> z) override;
   std::size_t preconditioner_bytes() const override { return plan_.bytes(); }
@@ -102,7 +103,7 @@ class SweepPreconditioned final : public backend::TransportBackend {
   backend::TransportBackend& op_;
   const Discretization& disc_;
   const SweepPlan& plan_;
-  std::span<const double> sigma_t_;
+  const ReactionTerm& sigma_t_;
 };
 
 }  // namespace dgrte::transport

@@ -23,12 +23,11 @@ DirectionCoefficients direction_coefficients(const Discretization& disc, const V
 }
 
 Eigen::MatrixXd element_block(const Discretization& disc, const DirectionCoefficients& c, std::size_t e,
-                              const double* kappa_e, bool include_kappa) {
+                              const ReactionTerm* sigma_t) {
   const auto& ref = disc.ref;
   const int nfp = ref.num_face_nodes;
   Eigen::MatrixXd B = c.stream[e][0] * ref.Dr + c.stream[e][1] * ref.Ds + c.stream[e][2] * ref.Dt;
-  if (include_kappa)
-    for (int i = 0; i < ref.num_nodes; ++i) B(i, i) += kappa_e[i];
+  if (sigma_t) sigma_t->add_to(e, B.data());
   // The -u^- part of c (u+ - u-) on inflow faces couples the element to itself.
   for (int f = 0; f < 4; ++f) {
     const double cf = c.inflow[e][f];

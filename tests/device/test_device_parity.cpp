@@ -49,13 +49,15 @@ std::vector<double> flat(const std::vector<Vec3>& dirs) {
   return out;
 }
 
-std::vector<double> sigma_of(const transport::Discretization& disc) {
-  std::vector<double> s(disc.num_dofs());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto& x = disc.node_position[i];
-    s[i] = 0.5 + 0.3 * x[0] * x[0] + 0.2 * x[1];
-  }
-  return s;
+// sigma_t = 0.5 + 0.3 x^2 + 0.2 y, at the property points: every element carries its Galerkin block
+// (the kernels' block path), except where the field is constant on it (none here).
+transport::ReactionTerm sigma_of(const transport::Discretization& disc) {
+  auto f = [](const transport::Vec3& x) { return 0.5 + 0.3 * x[0] * x[0] + 0.2 * x[1]; };
+  std::vector<double> nodal(disc.num_dofs()), points;
+  for (std::size_t i = 0; i < nodal.size(); ++i) nodal[i] = f(disc.node_position[i]);
+  for (std::size_t e = 0; e < disc.num_elements(); ++e)
+    for (const auto& x : disc.property_points(e)) points.push_back(f(x));
+  return transport::ReactionTerm::from_points(disc, points, std::move(nodal));
 }
 
 // A smooth field per column, different for each column.
@@ -217,6 +219,14 @@ TEST_P(DeviceParity, OuterIterationKernelsMatchHostTwins) {
   device::ScatteringTables t;
   t.rank = static_cast<int>(R);
   for (std::size_t k = 0; k < n; ++k) t.sigma_s.push_back(0.2 + 0.1 * std::cos(disc.node_position[k][0]));
+  // Every other element's sigma_s varies on it: its Galerkin block (a stand-in block: any np x np
+  // matrix exercises the kernel's block path against the host twin).
+  const auto np2 = static_cast<std::size_t>(disc.num_nodes() * disc.num_nodes());
+  for (std::size_t e = 0; e < K; ++e) {
+    t.sigma_s_block_of.push_back(e % 2 == 0 ? static_cast<int>(e / 2) : -1);
+    if (e % 2 == 0)
+      for (std::size_t k = 0; k < np2; ++k) t.sigma_s_blocks.push_back(0.01 * std::sin(0.37 * static_cast<double>(k + e)));
+  }
   for (std::size_t e = 0; e < K; ++e) t.operator_of_element.push_back(e % 3 == 0 ? -1 : static_cast<int>(e % 2));
   for (std::size_t i = 0; i < 2 * M * R; ++i) {
     t.to_direction.push_back(0.3 + 0.1 * std::sin(static_cast<double>(i)));

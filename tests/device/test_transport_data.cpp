@@ -19,7 +19,14 @@ std::string temp_file(const char* name) {
 TEST(TransportData, WriteReadRoundTrip) {
   const auto m = mesh::mesh_geo(DGRTE_SOURCE_DIR "/validation/mms/cube.geo", 0.9);
   const auto disc = transport::make_discretization(m, 2);
-  auto data = backend::device_data(disc, std::vector<double>(disc.num_dofs(), 0.7));
+  // sigma_t = 0.7 + 0.2 x varies on every element: the dump carries its blocks.
+  std::vector<double> nodal(disc.num_dofs()), points;
+  for (std::size_t i = 0; i < nodal.size(); ++i) nodal[i] = 0.7 + 0.2 * disc.node_position[i][0];
+  for (std::size_t e = 0; e < disc.num_elements(); ++e)
+    for (const auto& x : disc.property_points(e)) points.push_back(0.7 + 0.2 * x[0]);
+  const auto sigma = transport::ReactionTerm::from_points(disc, points, nodal);
+  ASSERT_EQ(sigma.num_blocks(), disc.num_elements());
+  auto data = backend::device_data(disc, sigma);
   std::vector<transport::Vec3> dirs{{0.6, 0.0, 0.8}, {0, -1, 0}};
   std::vector<transport::SweepPlan> plans{transport::plan_sweep(disc, dirs[0]), transport::plan_sweep(disc, dirs[1])};
   std::vector<std::vector<double>> rhs(2, std::vector<double>(disc.num_dofs(), 2.5));
@@ -34,6 +41,9 @@ TEST(TransportData, WriteReadRoundTrip) {
   EXPECT_EQ(back.geometry, data.geometry);
   EXPECT_EQ(back.neighbour_node, data.neighbour_node);
   EXPECT_EQ(back.rhs, data.rhs);
+  EXPECT_EQ(back.sigma_t, data.sigma_t);
+  EXPECT_EQ(back.sigma_block_of, data.sigma_block_of);
+  EXPECT_EQ(back.sigma_blocks, data.sigma_blocks);
   EXPECT_EQ(back.plan_order, data.plan_order);
   EXPECT_EQ(back.plan_level_begin, data.plan_level_begin);
   EXPECT_EQ(back.level_stride, data.level_stride);
@@ -56,7 +66,7 @@ TEST(TransportData, WrongFilesGetClearErrors) {
   // A truncated dump names where it stops.
   const auto m = mesh::mesh_geo(DGRTE_SOURCE_DIR "/validation/mms/cube.geo", 0.9);
   const auto disc = transport::make_discretization(m, 1);
-  device::write_transport_data(path, backend::device_data(disc, std::vector<double>(disc.num_dofs(), 1.0)));
+  device::write_transport_data(path, backend::device_data(disc, transport::ReactionTerm(std::vector<double>(disc.num_dofs(), 1.0), disc.num_nodes())));
   std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
   try {
     device::read_transport_data(path);

@@ -49,6 +49,26 @@ TEST(GraySolver, IsothermalEnclosureStaysInEquilibrium) {
   }
 }
 
+// The same with kappa and sigma_s varying inside the elements (a kink at x = 0.43 and a slope):
+// the Galerkin extinction and scattering blocks and the projected emission keep the discrete
+// Kirchhoff law exactly, and the probes' div q with the point's own kappa vanishes.
+TEST(GraySolver, EquilibriumHoldsWithPropertiesVaryingInsideElements) {
+  const auto r = run("equilibrium_kinked", kSlab + "order: 3\nangular: {quadrature: sn, order: 4}\n"
+                                                   "media: {\"*\": {kappa: \"0.7 + 2*abs(x - 0.43)\", scattering: \"1.3 + 0.4*x\", "
+                                                   "phase_function: {type: henyey-greenstein, g: 0.6}, temperature: \"1000\"}}\n"
+                                                   "boundaries:\n  left: {type: gray, emissivity: 0.4, temperature: 1000}\n"
+                                                   "  right: {type: black, temperature: 1000}\n  sides: {type: symmetry}\n"
+                                                   "solver: {outer_tolerance: 1.0e-13}\n"
+                                                   "output: {vtk: false, probes: [{name: axis, from: [0, 0.1, 0.1], to: [1, 0.1, 0.1], points: 13}]}\n");
+  auto p = read_csv(r.out / "probes" / "axis.csv");
+  const double G_exact = 4 * 5.670374419e-8 * std::pow(1000.0, 4);
+  for (std::size_t i = 0; i < p["G"].size(); ++i) {
+    EXPECT_NEAR(p["G"][i] / G_exact, 1.0, 1e-9);
+    EXPECT_NEAR(p["divq"][i] / G_exact, 0.0, 1e-9);
+  }
+  EXPECT_LT(std::abs(r.summary["energy_balance"]["relative_imbalance"].get<double>()), 1e-9);
+}
+
 // Cold black walls, isothermal absorbing medium, product set about x (its directions see the
 // side walls as mirrors): the discrete-ordinates answer is G = sum_m w_m Ib (1 - exp(-kappa d_m / |mu_m|)),
 // d_m the distance to the upstream wall. High-order DG reaches it to the discretisation error.

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <map>
+#include <memory>
 
 namespace dgrte::transport {
 namespace {
@@ -24,19 +25,26 @@ const mesh::TetMesh& cube(double size) {
 }
 
 struct System {
-  std::vector<double> sigma_t, rhs;
+  // sigma_t varies on the elements: the sweeps and the operator use its Galerkin blocks. On the heap:
+  // the backend holds it by reference after the system is returned.
+  std::shared_ptr<const ReactionTerm> sigma_t;
+  std::vector<double> rhs;
 };
 
 // A smooth right-hand side with a boundary inflow, for direction s.
 System make_system(const Discretization& disc, backend::CpuTransport& op, const Vec3& s) {
   const std::size_t n = disc.num_dofs(), nfp = disc.ref.num_face_nodes, K = disc.num_elements();
-  System sys{std::vector<double>(n), std::vector<double>(n)};
+  System sys{nullptr, std::vector<double>(n)};
+  std::vector<double> nodal(n), points;
   for (std::size_t i = 0; i < n; ++i) {
     const auto& x = disc.node_position[i];
-    sys.sigma_t[i] = 0.5 + 0.3 * x[0] * x[0];
+    nodal[i] = 0.5 + 0.3 * x[0] * x[0];
     sys.rhs[i] = std::sin(x[0] + 2 * x[1]) + std::cos(3 * x[2]);
   }
-  op.set_direction(s, sys.sigma_t, backend::BlockKind::none);
+  for (std::size_t e = 0; e < K; ++e)
+    for (const auto& x : disc.property_points(e)) points.push_back(0.5 + 0.3 * x[0] * x[0]);
+  sys.sigma_t = std::make_shared<const ReactionTerm>(ReactionTerm::from_points(disc, points, nodal));
+  op.set_direction(s, *sys.sigma_t, backend::BlockKind::none);
   std::vector<double> g(K * 4 * nfp);
   for (std::size_t k = 0; k < g.size(); ++k) g[k] = 1.0 + 0.1 * static_cast<double>(k % 7);
   add_boundary_inflow(disc, op.coefficients(), g, sys.rhs);
@@ -62,7 +70,7 @@ TEST_P(SweepExact, OnePassSolvesToRoundOff) {
     ASSERT_EQ(plan.order.size(), disc.num_elements());
     const auto sys = make_system(disc, op, s);
     std::vector<double> u(disc.num_dofs(), 0.0);
-    const auto res = sweep_solve(disc, plan, sys.sigma_t, sys.rhs, u);
+    const auto res = sweep_solve(disc, plan, *sys.sigma_t, sys.rhs, u);
     if (plan.lagged == 0) {
       EXPECT_EQ(res.passes, 1);
       EXPECT_LT(relative_residual(op, u, sys.rhs), 1e-12) << "order " << p;
@@ -85,12 +93,12 @@ TEST(Sweep, ThreadsGiveTheSameBits) {
   const int saved = omp_get_max_threads();
   std::vector<double> serial(disc.num_dofs(), 0.0);
   omp_set_num_threads(1);
-  sweep_pass(disc, plan, sys.sigma_t, sys.rhs, serial, {});
+  sweep_pass(disc, plan, *sys.sigma_t, sys.rhs, serial, {});
   for (int threads : {2, 3, 4}) {
     omp_set_num_threads(threads);
     for (int repeat = 0; repeat < 3; ++repeat) {
       std::vector<double> u(disc.num_dofs(), 0.0);
-      sweep_pass(disc, plan, sys.sigma_t, sys.rhs, u, {});
+      sweep_pass(disc, plan, *sys.sigma_t, sys.rhs, u, {});
       EXPECT_EQ(u, serial) << threads << " threads";
     }
   }
@@ -120,8 +128,8 @@ TEST(Sweep, AgreesWithBicgstab) {
   const Vec3 s{0.62402, 0.52802, 0.57602};
   const auto sys = make_system(disc, op, s);
   std::vector<double> u_sweep(disc.num_dofs(), 0.0), u_krylov(disc.num_dofs(), 0.0);
-  sweep_solve(disc, plan_sweep(disc, s), sys.sigma_t, sys.rhs, u_sweep);
-  op.set_direction(s, sys.sigma_t, backend::BlockKind::full);
+  sweep_solve(disc, plan_sweep(disc, s), *sys.sigma_t, sys.rhs, u_sweep);
+  op.set_direction(s, *sys.sigma_t, backend::BlockKind::full);
   KrylovOptions ko;
   ko.rtol = 1e-13;
   solve_bicgstab(op, sys.rhs, u_krylov, ko);
@@ -146,10 +154,10 @@ TEST(Sweep, InjectedLaggedFacesConverge) {
   ASSERT_GT(plan.lagged, 0u);
   const auto sys = make_system(disc, op, s);
   std::vector<double> u(disc.num_dofs(), 0.0);
-  sweep_pass(disc, plan, sys.sigma_t, sys.rhs, u, {});
+  sweep_pass(disc, plan, *sys.sigma_t, sys.rhs, u, {});
   EXPECT_GT(relative_residual(op, u, sys.rhs), 1e-6);
   std::fill(u.begin(), u.end(), 0.0);
-  const auto res = sweep_solve(disc, plan, sys.sigma_t, sys.rhs, u, 1e-13);
+  const auto res = sweep_solve(disc, plan, *sys.sigma_t, sys.rhs, u, 1e-13);
   EXPECT_GT(res.passes, 1);
   EXPECT_LT(relative_residual(op, u, sys.rhs), 1e-10);
 }
@@ -166,14 +174,14 @@ TEST(Sweep, SweepPreconditionedBicgstab) {
   KrylovOptions ko;
   ko.rtol = 1e-12;
   {
-    SweepPreconditioned pc(op, disc, plan, sys.sigma_t);
-    pc.set_direction(s, sys.sigma_t, backend::BlockKind::full);
+    SweepPreconditioned pc(op, disc, plan, *sys.sigma_t);
+    pc.set_direction(s, *sys.sigma_t, backend::BlockKind::full);
     std::vector<double> u(disc.num_dofs(), 0.0);
     const auto r = solve_bicgstab(pc, sys.rhs, u, ko);
     EXPECT_EQ(r.iterations, 1);
     EXPECT_LT(relative_residual(op, u, sys.rhs), 1e-12);
-    EXPECT_THROW(pc.set_direction({1, 0, 0}, sys.sigma_t, backend::BlockKind::none), std::logic_error);
-    pc.set_direction(s, sys.sigma_t, backend::BlockKind::none);
+    EXPECT_THROW(pc.set_direction({1, 0, 0}, *sys.sigma_t, backend::BlockKind::none), std::logic_error);
+    pc.set_direction(s, *sys.sigma_t, backend::BlockKind::none);
   }
   for (std::size_t e = 0; e < disc.num_elements(); e += 10)
     for (int f = 0; f < 4; ++f)
@@ -181,14 +189,14 @@ TEST(Sweep, SweepPreconditionedBicgstab) {
         plan.lagged_faces[e] |= static_cast<std::uint8_t>(1u << f);
         ++plan.lagged;
       }
-  SweepPreconditioned pc(op, disc, plan, sys.sigma_t);
-  pc.set_direction(s, sys.sigma_t, backend::BlockKind::none);
+  SweepPreconditioned pc(op, disc, plan, *sys.sigma_t);
+  pc.set_direction(s, *sys.sigma_t, backend::BlockKind::none);
   std::vector<double> u(disc.num_dofs(), 0.0), u_passes(disc.num_dofs(), 0.0);
   const auto r = solve_bicgstab(pc, sys.rhs, u, ko);
   EXPECT_GT(r.iterations, 1);
   EXPECT_LT(r.iterations, 20);
   EXPECT_LT(relative_residual(op, u, sys.rhs), 1e-11);
-  sweep_solve(disc, plan, sys.sigma_t, sys.rhs, u_passes, 1e-14);
+  sweep_solve(disc, plan, *sys.sigma_t, sys.rhs, u_passes, 1e-14);
   double d = 0, m = 0;
   for (std::size_t i = 0; i < u.size(); ++i) d = std::max(d, std::abs(u[i] - u_passes[i])), m = std::max(m, std::abs(u[i]));
   EXPECT_LT(d / m, 1e-10);

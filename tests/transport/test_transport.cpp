@@ -40,7 +40,8 @@ struct Solved {
 Solved solve(const Discretization& disc, backend::CpuTransport& op, const Problem& p, backend::BlockKind blocks,
              double rtol = 1e-12, int max_it = 2000) {
   const std::size_t n = disc.num_dofs(), np = disc.num_nodes(), nfp = disc.ref.num_face_nodes, K = disc.num_elements();
-  std::vector<double> kappa(n, p.kappa), rhs(n), g(K * 4 * nfp, 0.0), ex(n);
+  const ReactionTerm kappa(std::vector<double>(n, p.kappa), static_cast<int>(np));
+  std::vector<double> rhs(n), g(K * 4 * nfp, 0.0), ex(n);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& x = disc.node_position[i];
     const auto gr = p.gradient(x);

@@ -131,6 +131,20 @@ def run_case(dgrte, case, outdir, base=None, extra_args=(), timeout=None):
     return Run(outdir, summary)
 
 
+def run_slab(dgrte, case, workdir):
+    """`dgrte slab` on a case dict ({"slab": ..., "model": ...}) in workdir: slab.csv as an array
+    (columns x, q, divq) and summary.json as a dict."""
+    import yaml
+    workdir = pathlib.Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    f = workdir / "slab.yaml"
+    f.write_text(yaml.safe_dump(case, sort_keys=False, default_flow_style=None))
+    p = subprocess.run([str(dgrte), "slab", str(f), "-o", str(workdir)], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise DgrteError(f"dgrte slab {f} exited with {p.returncode}:\n{p.stdout}{p.stderr}")
+    return np.loadtxt(workdir / "slab.csv", delimiter=",", skiprows=1), json.loads((workdir / "summary.json").read_text())
+
+
 def report_failures(failures, passed_text):
     """Prints each failure (FAIL: ...) and a closing line; returns the exit code of a check (0 or 1)."""
     for f in failures:

@@ -22,7 +22,6 @@ error is the LBL column, printed for the 3-D and the slab result alike.
 """
 import argparse
 import pathlib
-import subprocess
 import sys
 
 import numpy as np
@@ -108,8 +107,6 @@ def slab_expr(spec, column):
 
 
 def run_slab(dgrte, spec, model, workdir):
-    workdir.mkdir(parents=True, exist_ok=True)
-    import yaml
     # A fine grid (1200 x 16 cells): the slab solver's quadrature smears a step over one fine cell,
     # which cost 0.5 % of q(L) behind the thin cold layers of S1 at its default 200 x 4.
     case = {"slab": {"length": spec["L"], "points": 1201, "refine": 16, "pressure": 1.0, "temperature": slab_expr(spec, 1),
@@ -117,14 +114,7 @@ def run_slab(dgrte, spec, model, workdir):
                      "walls": {"left": {"temperature": spec["walls"][0], "emissivity": 1.0},
                                "right": {"temperature": spec["walls"][1], "emissivity": 1.0}}},
             "model": model}
-    f = workdir / "slab.yaml"
-    f.write_text(yaml.safe_dump(case, sort_keys=False, default_flow_style=None))
-    p = subprocess.run([str(dgrte), "slab", str(f), "-o", str(workdir)], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise dio.DgrteError(f"dgrte slab {f} exited with {p.returncode}:\n{p.stdout}{p.stderr}")
-    data = np.loadtxt(workdir / "slab.csv", delimiter=",", skiprows=1)
-    import json
-    return data, json.loads((workdir / "summary.json").read_text())
+    return dio.run_slab(dgrte, case, workdir)
 
 
 def lbl(name):

@@ -63,11 +63,16 @@ def at(probe, column, z):
     return probe[column][idx]
 
 
+EXTRAS = {"gather", "unaligned", "nodes"}
+
+
 def run_one(dgrte, template, spec, work, timeout):
-    """spec: model:order:size:set, and `:gather` for the final gather with its defaults."""
+    """spec: model:order:size:set, then any of `:gather` (the final gather with its defaults),
+    `:unaligned` (enclosure_unaligned.geo: no element faces on the kink plane z = 0.375) and `:nodes`
+    (solver.properties: nodes, the medium interpolated at the DG nodes)."""
     label, order, size, angular, *extra = spec.split(":")
-    if extra not in ([], ["gather"]):
-        sys.exit(f"{spec}: model:order:size:set[:gather] expected")
+    if not set(extra) <= EXTRAS or len(set(extra)) != len(extra):
+        sys.exit(f"{spec}: model:order:size:set[:gather][:unaligned][:nodes] expected")
     if label not in MODELS:
         sys.exit(f"unknown model label {label}; known: {', '.join(MODELS)}")
     case = copy.deepcopy(template)
@@ -75,8 +80,12 @@ def run_one(dgrte, template, spec, work, timeout):
     case["mesh"]["size"] = float(size)
     case["angular"] = dio.parse_set(angular, axis="z")
     case["model"] = dict(MODELS[label])
-    if extra:
+    if "gather" in extra:
         case["output"]["final_gather"] = {}
+    if "unaligned" in extra:
+        case["mesh"]["geo"] = "enclosure_unaligned.geo"
+    if "nodes" in extra:
+        case.setdefault("solver", {})["properties"] = "nodes"
     tag = spec.replace(":", "_")
     run = dio.run_case(dgrte, case, work / tag, base=HERE, timeout=timeout)
     ref, full = reference(label), reference(FULL)
@@ -88,12 +97,13 @@ def run_one(dgrte, template, spec, work, timeout):
            "tets": run.elements, "directions": run.directions,
            "spectral_points": s["spectral"]["spectral_points"],
            "property_s": s["spectral"]["property_seconds"], "transport_s": s["spectral"]["transport_seconds"],
-           "imbalance": s["energy_balance"]["relative_imbalance"], "gather": bool(extra),
+           "imbalance": s["energy_balance"]["relative_imbalance"], "gather": "gather" in extra,
+           "unaligned": "unaligned" in extra, "properties": "nodes" if "nodes" in extra else "quadrature points",
            "gather_s": s["timing"].get("gather_seconds", 0.0), "solve_s": s["timing"]["solve_seconds"]}
     row["wall_max"], row["wall_mean"] = errors(q, ref["q_net_wall"])
     row["divq_max"], row["divq_mean"] = errors(dq, ref["divq_axis"])
     row["G_max"], row["G_mean"] = errors(at(axis, "G", ref["z"]), ref["G_axis"])
-    if extra:
+    if "gather" in extra:
         fg = s["final_gather"]
         row["gather_points"] = fg["receiver_points"]
         row["gather_rays_per_point"] = fg["rays_per_point"]["mean"]
