@@ -881,6 +881,10 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                            {"block_mb", static_cast<double>(spectral_run.block_bytes) / (1024.0 * 1024.0)},
                            {"max_outer_iterations", spectral_run.max_outer_iterations},
                            {"wall_nodes_emitting", spectral_run.wall_nodes_emitting},
+                           {"property_evaluation", {{"points", spectral_run.evaluated_points},
+                                                    {"distinct_states", spectral_run.distinct_states},
+                                                    {"where", model.spectral && medium.properties_at_nodes
+                                                                  ? "nodes" : "nodes, quadrature points and probe points"}}},
                            {"temperature_range_K", {spectral_run.temperature_range.first,
                                                     std::isfinite(spectral_run.temperature_range.second)
                                                         ? nlohmann::json(spectral_run.temperature_range.second)

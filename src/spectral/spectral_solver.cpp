@@ -1,6 +1,7 @@
 #include "spectral/spectral_solver.hpp"
 
 #include "common/error.hpp"
+#include "gas/state_key.hpp"
 #include "parallel/local_mesh.hpp"
 
 #include <petscsys.h>
@@ -182,22 +183,37 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
     out.gas_temperature_min = -range[0], out.gas_temperature_max = range[1];
   }
 
-  // The properties are evaluated at the nodes (what outputs read) and at the property points (what
-  // the solve integrates: problem::Medium), one evaluate_block over both.
-  // The output points (probes) follow them.
+  // The properties are evaluated at the nodes (what outputs read), at the property points (what the
+  // solve integrates: problem::Medium) and at the output points (probes), one evaluate_block over the
+  // distinct states of all three: uniform regions, and cell-wise constant CFD data sampled at many
+  // points of a cell, repeat a state, which is then evaluated once (slot: the distinct state of each).
   const std::size_t nq = medium.point_gas.size(), no = medium.output_points.gas.size(), all = n + nq + no;
-  std::vector<gas::GasState> states(medium.gas);
-  states.insert(states.end(), medium.point_gas.begin(), medium.point_gas.end());
-  states.insert(states.end(), medium.output_points.gas.begin(), medium.output_points.gas.end());
-  std::vector<double> state_temperature(gas_temperature);
-  for (std::size_t k = n; k < all; ++k) state_temperature.push_back(states[k].temperature);
+  std::vector<gas::GasState> states;
+  std::vector<double> state_temperature;
+  std::vector<std::uint32_t> slot(all);
+  {
+    const auto tp = Clock::now();
+    gas::GasStateIndex index;
+    auto add = [&](const gas::GasState& st, std::size_t k) {
+      const auto [it, fresh] = index.try_emplace(gas::GasStateKey(st), states.size());
+      if (fresh) states.push_back(st), state_temperature.push_back(st.temperature);
+      slot[k] = static_cast<std::uint32_t>(it->second);
+    };
+    for (std::size_t k = 0; k < n; ++k) add(medium.gas[k], k);
+    for (std::size_t q = 0; q < nq; ++q) add(medium.point_gas[q], n + q);
+    for (std::size_t p = 0; p < no; ++p) add(medium.output_points.gas[p], n + nq + p);
+    out.property_seconds += seconds_since(tp);
+  }
+  const std::size_t distinct = states.size();
+  out.distinct_states = distinct;
+  out.evaluated_points = all;
   std::vector<double> sigma_t_points(nq), emission_points(nq), sigma_t_nodes(n);
 
   problem::Medium point = medium;  // kappa, Ib and the solve's terms replaced for each point
   problem::Walls point_walls = walls;
   std::vector<double> a_hot(hot.size()), a_wall(walls.num_faces() * nfp, 0.0);
   out.kappa_planck.assign(n, 0.0);
-  const std::size_t per_point = 2 * all * sizeof(double);
+  const std::size_t per_point = 2 * distinct * sizeof(double);
   const int max_count = static_cast<int>(std::clamp<std::size_t>(spectral_options.block_bytes / std::max<std::size_t>(per_point, 1), 1,
                                                                  static_cast<std::size_t>(std::max(out.spectral_points, 1))));
   std::vector<double> kappa_block, a_block;
@@ -206,8 +222,8 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
     const auto count = static_cast<std::size_t>(last - first);
     {
       const auto tp = Clock::now();
-      kappa_block.resize(count * all);
-      a_block.resize(count * all);
+      kappa_block.resize(count * distinct);
+      a_block.resize(count * distinct);
       model.evaluate_block(first, last - first, states, state_temperature, kappa_block, a_block);
       out.property_seconds += seconds_since(tp);
     }
@@ -216,23 +232,25 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
     out.block_bytes = std::max(out.block_bytes, count * per_point);
     for (int j = first; j < last; ++j) {
       const auto tp = Clock::now();
-      const double* kappa_j = &kappa_block[static_cast<std::size_t>(j - first) * all];
-      const double* a_j = &a_block[static_cast<std::size_t>(j - first) * all];
+      const double* kappa_s = &kappa_block[static_cast<std::size_t>(j - first) * distinct];
+      const double* a_s = &a_block[static_cast<std::size_t>(j - first) * distinct];
+      auto kappa_j = [&](std::size_t k) { return kappa_s[slot[k]]; };
+      auto a_j = [&](std::size_t k) { return a_s[slot[k]]; };
       if (!hot.empty()) model.emission_weight(j, hot_state, hot_temperature, a_hot);
       for (std::size_t k = 0; k < hot.size(); ++k) a_wall[hot[k]] = a_hot[k];
       for (std::size_t i = 0; i < n; ++i) {
-        point.kappa[i] = kappa_j[i];
-        sigma_t_nodes[i] = kappa_j[i] + medium.sigma_s[i];
-        point.blackbody_intensity[i] = a_j[i] * medium.blackbody_intensity[i];
-        out.kappa_planck[i] += a_j[i] * kappa_j[i];
+        point.kappa[i] = kappa_j(i);
+        sigma_t_nodes[i] = kappa_j(i) + medium.sigma_s[i];
+        point.blackbody_intensity[i] = a_j(i) * medium.blackbody_intensity[i];
+        out.kappa_planck[i] += a_j(i) * kappa_j(i);
       }
       for (std::size_t q = 0; q < nq; ++q) {
-        sigma_t_points[q] = kappa_j[n + q] + medium.point_sigma_s[q];
-        emission_points[q] = kappa_j[n + q] * a_j[n + q] * medium.point_blackbody_intensity[q];
+        sigma_t_points[q] = kappa_j(n + q) + medium.point_sigma_s[q];
+        emission_points[q] = kappa_j(n + q) * a_j(n + q) * medium.point_blackbody_intensity[q];
       }
       for (std::size_t p = 0; p < no; ++p) {
-        point.output_points.kappa[p] = kappa_j[n + nq + p];
-        point.output_points.blackbody_intensity[p] = a_j[n + nq + p] * medium.output_points.blackbody_intensity[p];
+        point.output_points.kappa[p] = kappa_j(n + nq + p);
+        point.output_points.blackbody_intensity[p] = a_j(n + nq + p) * medium.output_points.blackbody_intensity[p];
       }
       if (medium.properties_at_nodes) {  // solver.properties: nodes
         point.extinction = transport::ReactionTerm(sigma_t_nodes, static_cast<int>(np));

@@ -55,7 +55,10 @@ struct SpectralResult {
   int max_outer_iterations = 0;  // over the points
   int property_blocks = 0, max_block_points = 0;  // how the points were grouped for evaluation
   std::size_t block_bytes = 0;                      // the largest block's kappa_j, a_j arrays
-  std::size_t wall_nodes_emitting = 0;  // boundary face nodes with T_w > 0 (the weights a_j(T_w) evaluated there)
+  std::size_t wall_nodes_emitting = 0;
+  // Where the properties were evaluated: nodes + property points + output points, and how many
+  // distinct gas states they hold (each evaluated once per spectral point).
+  std::size_t evaluated_points = 0, distinct_states = 0;  // boundary face nodes with T_w > 0 (the weights a_j(T_w) evaluated there)
   // Checked once before the loop: the model's temperature range, and how many gas nodes and
   // emitting wall nodes lie outside it (their properties are those of the nearest end).
   std::pair<double, double> temperature_range{0, 0};
