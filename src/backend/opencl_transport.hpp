@@ -13,7 +13,7 @@ namespace dgrte::backend {
 
 class OpenclTransport final : public TransportBackend {
  public:
-  // sigma_t: the extinction term (uploaded again when set_direction is given another one).
+  // sigma_t: the extinction term (uploaded again when set_direction is given a different one).
   OpenclTransport(const transport::Discretization& disc, const transport::ReactionTerm& sigma_t, const device::DeviceOptions& options);
 
   std::size_t size() const override { return disc_.num_dofs(); }
@@ -31,7 +31,6 @@ class OpenclTransport final : public TransportBackend {
   std::unique_ptr<device::DeviceTransport> device_;
   std::vector<double> direction_{1, 0, 0};
   BlockKind blocks_ = BlockKind::none;
-  const transport::ReactionTerm* sigma_t_ = nullptr;
 };
 
 }  // namespace dgrte::backend
