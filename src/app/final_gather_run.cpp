@@ -98,6 +98,7 @@ FinalGatherRun::FinalGatherRun(const io::CaseSpec& cs, const transport::Discreti
     }
     return v;
   };
+  long volume_point = 0;  // the volume probes' points in order: problem::Medium::output_points
   for (const auto& probe : cs.output.probes) {
     index_.emplace_back();
     if (!probe.wall.empty()) {  // point values on the wall (a point on an edge: its first face)
@@ -106,6 +107,7 @@ FinalGatherRun::FinalGatherRun(const io::CaseSpec& cs, const transport::Discreti
       for (std::size_t i = 0; i < hits.size(); ++i) {
         index_.back().push_back(static_cast<long>(points_.size()));
         points_.push_back({line[i].first, -1, static_cast<long>(hits[i].front().face)});
+        output_point_.push_back(-1);
         location_.emplace_back();
         on_walls_.emplace_back();
         images_.push_back({image_wall_flux(hits[i].front()), 0, 0, 0});
@@ -120,9 +122,11 @@ FinalGatherRun::FinalGatherRun(const io::CaseSpec& cs, const transport::Discreti
     }
     for (const auto& [x, d] : output::probe_points(probe)) {
       const auto loc = locator_.locate(x);
+      const long output_point = volume_point++;
       index_.back().push_back(loc ? static_cast<long>(points_.size()) : -1);
       if (!loc) continue;
       points_.push_back({x, static_cast<int>(loc->element), -1});
+      output_point_.push_back(output_point);
       location_.push_back(loc);
       on_walls_.push_back(output::wall_faces_at(x, disc, walls, all_faces));
       images_.push_back(image_at(*loc));
@@ -157,7 +161,13 @@ void FinalGatherRun::add(const problem::Medium& medium, const problem::Walls& wa
     const auto& loc = *location_[i];
     const double G_dg = output::point_value(disc_, walls, locator_, loc, on_walls_[i], result.G, result.wall_G);
     const double G = g.probe[i][0] + g.probe_beam[i][0] + images_[i][0];
-    divq_shift_[i] += locator_.evaluate(loc, medium.kappa) * (G_dg - G);
+    // kappa at the point itself (problem::Medium::output_points), or the nodal interpolant with
+    // solver.properties: nodes.
+    const auto op = output_point_[i];
+    const double kappa = op >= 0 && static_cast<std::size_t>(op) < medium.output_points.size()
+                             ? medium.output_points.kappa[static_cast<std::size_t>(op)]
+                             : locator_.evaluate(loc, medium.kappa);
+    divq_shift_[i] += kappa * (G_dg - G);
   }
   if (traced_by_.empty()) traced_by_ = g.traced_by;
   mc::accumulate(total_, g);

@@ -64,6 +64,7 @@ class FinalGatherRun {
   std::vector<std::vector<output::WallPoint>> on_walls_;
   std::vector<std::array<double, 4>> images_;  // beam images in mirrors at each point (the DG's F_c)
   std::vector<double> divq_shift_;  // per point: sum over the gathers of kappa (G_dg - G_gathered)
+  std::vector<long> output_point_;  // per point: its index in problem::Medium::output_points (-1: a wall probe's)
   mc::GatherResult total_;
   nlohmann::json per_point_ = nlohmann::json::array();  // per gather: rays per point, segments per ray, seconds
   int gathers_ = 0;
