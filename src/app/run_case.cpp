@@ -358,6 +358,20 @@ nlohmann::json solve_directions_distributed(Setup& s, const Distributed& d, cons
 }
 
 // `directions:` — independent one-direction transport solves (no quadrature, no coupling).
+// summary.json `spectral.soot` (a contract): the soot's refractive-index model and its Rayleigh
+// constant, how it is combined with the gas (gas/soot.hpp); null without soot.
+nlohmann::json soot_summary(const gas::LoadedModel& model, const problem::Medium& medium) {
+  if (model.soot) {
+    nlohmann::json j{{"model", model.soot->optics.model}, {"constant", model.soot->optics.constant}};
+    if (const auto* sooty = dynamic_cast<const gas::SootyModel*>(model.spectral.get()))
+      j.update({{"treatment", sooty->treatment()}, {"soot_intervals", sooty->soot_intervals()}});
+    return j;
+  }
+  if (model.spectral || medium.soot_fv.empty()) return nullptr;
+  const auto optics = gas::soot_optics(gas::kDefaultSootOptics, "soot");
+  return {{"model", optics.model}, {"constant", optics.constant}, {"treatment", "planck-mean, added to kappa (gray run)"}};
+}
+
 nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed* distributed = nullptr) {
   nlohmann::json parallel_json;
   std::vector<std::vector<double>> solutions;
@@ -522,6 +536,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
     }
   }
   summary["grind_ns_per_dof"] = solve_seconds * 1e9 / (static_cast<double>(n) * static_cast<double>(cs.directions.size()));
+  if (auto soot = soot_summary(gas::LoadedModel{}, medium); !soot.is_null()) summary["spectral"]["soot"] = soot;
   summary["outputs"] = {{"vtk", cs.output.vtk ? "solution.vtu" : ""}, {"vtk_cells", cs.output.linear ? "linear" : "lagrange"}};
   finish(s, summary, setup_seconds, solve_seconds, t_out);
   return summary;
@@ -640,11 +655,13 @@ solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angul
     // The model's default species are those present anywhere in the medium: rank 0 saw the whole
     // medium; the others load it for one state holding the largest mole fractions of all ranks.
     gas::GasState present{};
-    double x[3] = {0, 0, 0};
-    for (std::size_t i = 0; i < d.local.num_owned * static_cast<std::size_t>(disc.num_nodes()) && i < medium.gas.size(); ++i)
-      x[0] = std::max(x[0], medium.gas[i].x_h2o), x[1] = std::max(x[1], medium.gas[i].x_co2), x[2] = std::max(x[2], medium.gas[i].x_co);
-    MPI_Allreduce(MPI_IN_PLACE, x, 3, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD);
-    present.x_h2o = x[0], present.x_co2 = x[1], present.x_co = x[2];
+    double x[4] = {0, 0, 0, 0};
+    for (std::size_t i = 0; i < d.local.num_owned * static_cast<std::size_t>(disc.num_nodes()) && i < medium.gas.size(); ++i) {
+      const auto& g = medium.gas[i];
+      x[0] = std::max(x[0], g.x_h2o), x[1] = std::max(x[1], g.x_co2), x[2] = std::max(x[2], g.x_co), x[3] = std::max(x[3], g.soot_fv);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, x, 4, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD);
+    present.x_h2o = x[0], present.x_co2 = x[1], present.x_co = x[2], present.soot_fv = x[3];
     if (!model) {
       own_model = load_gas_model(s, std::span<const gas::GasState>(&present, 1));
       model = own_model.spectral.get();
@@ -893,6 +910,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                            {"wall_nodes_clamped", spectral_run.wall_nodes_clamped},
                            {"planck_mean_kappa_volume_average", output::volume_integral(disc, spectral_run.kappa_planck) /
                                                                     output::volume_integral(disc, std::vector<double>(n, 1.0))}};
+  if (auto soot = soot_summary(model, medium); !soot.is_null()) summary["spectral"]["soot"] = soot;
   summary["walls"] = output::wall_summary(disc, walls, fields);
   summary["energy_balance"] = balance;
   if (gather_on) summary["final_gather"] = gather_json;
@@ -928,6 +946,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     } else {
       pf.push_back({"kappa", medium.kappa});
     }
+    if (!medium.soot_fv.empty()) pf.push_back({"soot_fv", medium.soot_fv});
     std::vector<std::string> names;
     io::StringData directions{"direction_of_array", {}};
     const std::size_t written = cs.output.intensities ? result.intensities.size() : 0;  // kept for the final gather only otherwise
@@ -1203,6 +1222,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
                                                        : "paths per spectral point in proportion to its emitted power (at least `batches`), each point with its own batches"},
                            {"gas_nodes_clamped", props.gas_nodes_clamped},
                            {"wall_nodes_clamped", props.wall_nodes_clamped}};
+  if (auto soot = soot_summary(gas_model, medium); !soot.is_null()) summary["spectral"]["soot"] = soot;
   summary["scattering"] = {{"present", medium.scatters()}};
   summary["montecarlo"] = {{"paths", r.paths},
                            {"batches", mo.batches},

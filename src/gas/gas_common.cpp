@@ -150,6 +150,8 @@ void validate_state(const GasState& s, const std::string& where) {
   const char* names[3] = {"x_h2o", "x_co2", "x_co"};
   for (int k = 0; k < 3; ++k)
     if (!std::isfinite(xs[k]) || xs[k] < 0 || xs[k] > 1) bad(fmt::format("mole fraction {} = {} must lie in [0, 1]", names[k], xs[k]));
+  if (!std::isfinite(s.soot_fv) || s.soot_fv < 0 || s.soot_fv >= 1)
+    bad(fmt::format("soot volume fraction soot_fv = {} must lie in [0, 1) (flames: 1e-8 to 1e-5)", s.soot_fv));
   const double sum = s.x_h2o + s.x_co2 + s.x_co;
   if (sum > 1 + 1e-9)
     bad(fmt::format("mole fractions sum to {} > 1 (x_h2o={}, x_co2={}, x_co={}); the remainder is N2, so the sum must not exceed 1",

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -268,6 +269,22 @@ LoadedModel make_model(YamlMap& section, const std::string& gasdata_override, st
   if (type != "gray" && type != "planck-mean") ctx.gasdata = gasdata_directory(gasdata_override);
   auto m = f(section, ctx);
   m.type = type;
+  const bool sooty = std::any_of(medium.begin(), medium.end(), [](const GasState& st) { return st.soot_fv > 0; });
+  if (sooty || section.has("soot")) {
+    SootOptions so;
+    std::string optics = kDefaultSootOptics;
+    if (section.has("soot")) {
+      auto sub = section.sub("soot");
+      optics = sub.get_scalar_text("refractive_index", optics);
+      so.gray_gases = sub.get_int("gray_gases", 0);
+      so.optics = soot_optics(optics, sub.key_path("refractive_index"));
+      sub.finish();
+    } else {
+      so.optics = soot_optics(optics, section.key_path("soot"));
+    }
+    if (m.spectral) m.spectral = std::make_unique<SootyModel>(std::move(m.spectral), so);
+    m.soot = so;
+  }
   section.finish();
   return m;
 }

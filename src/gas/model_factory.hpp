@@ -5,11 +5,13 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gas/snb.hpp"
+#include "gas/soot.hpp"
 #include "gas/spectral_model.hpp"
 #include "gas/yaml_options.hpp"
 
@@ -20,6 +22,9 @@ struct LoadedModel {
   std::unique_ptr<SpectralModel> spectral;   // every k-type model (sum of gray gases)
   std::unique_ptr<SnbModel> snb;             // only type snb (transmissivity model)
   int snb_slab_points = 101;                 // snb: nodes of the slab solver's transmissivity grid
+  // Soot (gas/soot.hpp), when the medium holds soot or the section has a `soot:` block; `spectral`
+  // is then a SootyModel around the gas model.
+  std::optional<SootOptions> soot;
   std::string name() const { return spectral ? spectral->name() : snb ? snb->name() : type; }
 };
 
@@ -38,7 +43,8 @@ void register_model_type(const std::string& type, ModelFactory factory, std::str
 std::vector<std::pair<std::string, std::string>> model_types();
 
 // `section` is the model map (key path e.g. "model"); `gasdata_override` empty = default search.
-// `medium` (optional): the states the model will see.
+// `medium` (optional): the states the model will see; soot is added when one of them holds soot
+// (soot_fv > 0) or the section has a `soot:` block {refractive_index, gray_gases}.
 LoadedModel make_model(YamlMap& section, const std::string& gasdata_override = {},
                        std::span<const GasState> medium = {});
 // CLI form: type and key=value options (values parsed as YAML scalars / flow lists).

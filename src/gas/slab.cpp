@@ -5,10 +5,13 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fstream>
+#include <limits>
+#include <optional>
 
 #include "common/error.hpp"
 #include "gas/expression.hpp"
 #include "gas/gas_common.hpp"
+#include "gas/soot.hpp"
 
 namespace dgrte::gas {
 
@@ -111,6 +114,7 @@ SlabCase parse_slab_case(const YAML::Node& root, const std::string& file) {
   c.x_h2o = s.get_scalar_text("x_h2o", "0");
   c.x_co2 = s.get_scalar_text("x_co2", "0");
   c.x_co = s.get_scalar_text("x_co", "0");
+  c.soot_fv = s.get_scalar_text("soot_fv", "0");
   c.refine = s.get_int("refine", 4);
   if (c.refine < 1 || c.refine > 64) throw InputError(fmt::format("{} = {} must be in 1..64", s.where("refine"), c.refine));
   c.angles_per_panel = s.get_int("angles_per_panel", 6);
@@ -140,7 +144,8 @@ SlabCase parse_slab_case(const YAML::Node& root, const std::string& file) {
   c.gasdata = top.get_string("gasdata", "");
   top.finish();
   // compile the expressions now so that errors surface before any work (naming the key's line)
-  for (auto [key, text] : {std::pair{"temperature", &c.temperature}, {"x_h2o", &c.x_h2o}, {"x_co2", &c.x_co2}, {"x_co", &c.x_co}})
+  for (auto [key, text] : {std::pair{"temperature", &c.temperature}, {"x_h2o", &c.x_h2o}, {"x_co2", &c.x_co2}, {"x_co", &c.x_co},
+                           {"soot_fv", &c.soot_fv}})
     Expression(*text, {"x", "L"}, s.where(key));
   return c;
 }
@@ -173,7 +178,8 @@ Profiles make_profiles(const SlabCase& c, const std::vector<double>& x) {
   Profiles p;
   p.x = x;
   Expression et(c.temperature, {"x", "L"}, c.file + ": slab.temperature"), ew(c.x_h2o, {"x", "L"}, c.file + ": slab.x_h2o"),
-      ec(c.x_co2, {"x", "L"}, c.file + ": slab.x_co2"), eo(c.x_co, {"x", "L"}, c.file + ": slab.x_co");
+      ec(c.x_co2, {"x", "L"}, c.file + ": slab.x_co2"), eo(c.x_co, {"x", "L"}, c.file + ": slab.x_co"),
+      ef(c.soot_fv, {"x", "L"}, c.file + ": slab.soot_fv");
   p.states.resize(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double v[2] = {x[i], c.length};
@@ -184,7 +190,8 @@ Profiles make_profiles(const SlabCase& c, const std::vector<double>& x) {
     s.x_h2o = ew(sv);
     s.x_co2 = ec(sv);
     s.x_co = eo(sv);
-    validate_state(s, fmt::format("{}: slab profiles at x = {} m (keys slab.temperature, slab.x_h2o, slab.x_co2, slab.x_co)",
+    s.soot_fv = ef(sv);
+    validate_state(s, fmt::format("{}: slab profiles at x = {} m (keys slab.temperature, slab.x_h2o, slab.x_co2, slab.x_co, slab.soot_fv)",
                                   c.file, x[i]));
   }
   return p;
@@ -259,7 +266,8 @@ void solve_k_model(const SlabCase& c, const SpectralModel& model, const Profiles
 }
 
 // SNB: band transmissivities with Curtis-Godson averaging on a wall-clustered grid.
-void solve_snb(const SlabCase& c, const SnbModel& snb, int npts, SlabResult& r, double t_start) {
+void solve_snb(const SlabCase& c, const SnbModel& snb, const std::optional<SootOptions>& soot, int npts, SlabResult& r,
+               double t_start) {
   const int n = npts;
   std::vector<double> xs(n);
   for (int i = 0; i < n; ++i) xs[i] = 0.5 * c.length * (1 - std::cos(kPi * i / (n - 1)));
@@ -270,24 +278,55 @@ void solve_snb(const SlabCase& c, const SnbModel& snb, int npts, SlabResult& r, 
   slab_mu_quadrature(std::max(2, c.angles_per_panel / 2), mu, wmu);
   const auto& data = snb.data();
   const double dnu = SnbData::band_width();
+  // The spectral intervals: the model's bands; with soot, every band of the same 25 cm^-1 grid from
+  // 0 to kSootTop (soot alone where no gas band is) and the Planck tail above it. Soot is gray within
+  // a narrow band, so the band transmissivity is the gas's times exp(-soot optical depth).
+  constexpr double kSootTop = 50000.0;
+  struct Interval {
+    int band;    // data band, or -1 (soot only)
+    double nu;   // centre [cm^-1] (the tail: its lower end)
+    bool tail;   // [kSootTop, inf): soot at its Planck-mean wavenumber
+  };
+  std::vector<Interval> intervals;
+  if (!soot) {
+    for (int b : snb.bands()) intervals.push_back({b, data.band_center(b), false});
+  } else {
+    std::vector<char> has_data(static_cast<std::size_t>(data.num_bands()), 0);
+    for (int b : snb.bands()) has_data[static_cast<std::size_t>(b)] = 1;
+    const double c0 = data.band_center(0);
+    const double start = c0 - dnu * std::floor((c0 - 0.5 * dnu) / dnu);
+    for (int k = 0;; ++k) {
+      const double nu = start + k * dnu;
+      if (nu + 0.5 * dnu > kSootTop) break;
+      const long b = std::lround((nu - c0) / dnu);
+      const bool data_band = b >= 0 && b < data.num_bands() && std::abs(data.band_center(static_cast<int>(b)) - nu) < 1e-6 &&
+                             has_data[static_cast<std::size_t>(b)];
+      intervals.push_back({data_band ? static_cast<int>(b) : -1, nu, false});
+    }
+    intervals.push_back({-1, kSootTop, true});
+  }
   std::vector<double> qtot(n, 0.0);
   std::vector<std::array<double, 3>> A(n), C(n);
-  std::vector<double> sc(n - 1), T(static_cast<std::size_t>(n) * n), ip(n), im(n), qb(n);
+  std::vector<double> sc(n - 1), T(static_cast<std::size_t>(n) * n), ip(n), im(n), qb(n), soot_depth(n, 0.0);
   const double tw[2] = {c.left.temperature, c.right.temperature};
   const double eps0 = c.left.emissivity, eps1 = c.right.emissivity;
   double covered[2] = {0, 0};
   r.time_setup = now() - t_start;
   double tprop = 0, tsolve = 0;
-  for (int b : snb.bands()) {
+  for (const auto& iv : intervals) {
     double t0 = now();
     bool active = false;
-    {
+    // emissive power of the interval [W/m^2] at temperature t
+    auto emission = [&](double t) {
+      if (!(t > 0)) return 0.0;
+      return iv.tail ? kSigma * std::pow(t, 4) * planck_fraction_above(kSootTop, t) : planck_emissive_power(iv.nu, t) * dnu;
+    };
+    for (int i = 0; i < n; ++i) A[i] = C[i] = {0, 0, 0};
+    if (iv.band >= 0) {
       double a[3], cc[3], ap[3], cp[3];
-      A[0] = {0, 0, 0};
-      C[0] = {0, 0, 0};
-      snb.path_integrands(prof.states[0], b, ap, cp);
+      snb.path_integrands(prof.states[0], iv.band, ap, cp);
       for (int i = 1; i < n; ++i) {
-        snb.path_integrands(prof.states[i], b, a, cc);
+        snb.path_integrands(prof.states[i], iv.band, a, cc);
         const double dx = 100.0 * (xs[i] - xs[i - 1]);
         for (int s = 0; s < 3; ++s) {
           A[i][s] = A[i - 1][s] + 0.5 * (a[s] + ap[s]) * dx;
@@ -298,18 +337,29 @@ void solve_snb(const SlabCase& c, const SnbModel& snb, int npts, SlabResult& r, 
       }
       for (int s = 0; s < 3; ++s) active = active || A[n - 1][s] > 0;
     }
-    const double nu = data.band_center(b);
-    for (int k = 0; k < 2; ++k) covered[k] += tw[k] > 0 ? planck_emissive_power(nu, tw[k]) * dnu : 0.0;
-    const double eb0 = tw[0] > 0 ? planck_emissive_power(nu, tw[0]) * dnu : 0.0;
-    const double eb1 = tw[1] > 0 ? planck_emissive_power(nu, tw[1]) * dnu : 0.0;
+    if (soot) {  // soot optical depth from x = 0 (trapezoid, like the gas's path integrals)
+      auto kappa_soot = [&](int i) {
+        const auto& st = prof.states[static_cast<std::size_t>(i)];
+        const double nu = iv.tail ? planck_mean_wavenumber(kSootTop, std::numeric_limits<double>::infinity(), st.temperature) : iv.nu;
+        return 100.0 * soot->optics.constant * st.soot_fv * nu;
+      };
+      double kp = kappa_soot(0);
+      for (int i = 1; i < n; ++i) {
+        const double k = kappa_soot(i);
+        soot_depth[i] = soot_depth[i - 1] + 0.5 * (k + kp) * (xs[i] - xs[i - 1]);
+        kp = k;
+      }
+      active = active || soot_depth[n - 1] > 0;
+    }
+    for (int k = 0; k < 2; ++k) covered[k] += emission(tw[k]);
+    const double eb0 = emission(tw[0]), eb1 = emission(tw[1]);
     if (!active) {  // transparent band: plain wall-to-wall exchange
       const double qq = (eb0 - eb1) / (1 / eps0 + 1 / eps1 - 1);
       for (int i = 0; i < n; ++i) qtot[i] += qq;
       continue;
     }
     for (int i = 0; i + 1 < n; ++i)
-      sc[i] = 0.5 * (planck_emissive_power(nu, prof.states[i].temperature) + planck_emissive_power(nu, prof.states[i + 1].temperature)) *
-              dnu / kPi;
+      sc[i] = 0.5 * (emission(prof.states[i].temperature) + emission(prof.states[i + 1].temperature)) / kPi;
     double t1 = now();
     std::fill(qb.begin(), qb.end(), 0.0);
     double h0 = 0, h1 = 0, t01 = 0;
@@ -320,7 +370,7 @@ void solve_snb(const SlabCase& c, const SnbModel& snb, int npts, SlabResult& r, 
         double* row = &T[static_cast<std::size_t>(i) * n];
         row[i] = 1.0;
         for (int j = i + 1; j < n; ++j) {
-          double opt = 0;
+          double opt = (soot_depth[j] - soot_depth[i]) * imu;
           for (int s = 0; s < 3; ++s) {
             const double dA = (A[j][s] - A[i][s]) * imu;
             if (dA > 0) opt += SnbModel::cg_optical(dA, (C[j][s] - C[i][s]) * imu);
@@ -357,8 +407,8 @@ void solve_snb(const SlabCase& c, const SnbModel& snb, int npts, SlabResult& r, 
     tprop += t1 - t0;
     tsolve += now() - t1;
   }
-  // clear part of the spectrum (outside the data bands): wall-to-wall exchange
-  {
+  // clear part of the spectrum (outside the data bands): wall-to-wall exchange; with soot nothing is clear
+  if (!soot) {
     double eclear[2];
     for (int k = 0; k < 2; ++k) eclear[k] = std::max(0.0, kSigma * std::pow(tw[k], 4) - covered[k]);
     const double qq = (eclear[0] - eclear[1]) / (1 / eps0 + 1 / eps1 - 1);
@@ -376,7 +426,7 @@ void solve_snb(const SlabCase& c, const SnbModel& snb, int npts, SlabResult& r, 
   }
   r.time_properties = tprop;
   r.time_solve = tsolve;
-  r.spectral_points = static_cast<int>(snb.bands().size());
+  r.spectral_points = static_cast<int>(intervals.size());
   r.fine_points = n;
   r.directions = static_cast<int>(mu.size());
   r.divq_integral = trapezoid(xs, dq);
@@ -409,8 +459,13 @@ SlabResult solve_slab(const SlabCase& c) {
   r.type = model.type;
   r.model = model.name();
   if (model.spectral) solve_k_model(c, *model.spectral, prof, r, t0);
-  else if (model.snb) solve_snb(c, *model.snb, model.snb_slab_points, r, t0);
+  else if (model.snb) solve_snb(c, *model.snb, model.soot, model.snb_slab_points, r, t0);
   else throw InputError(fmt::format("{}: model type '{}' cannot be used by the slab solver", c.file, model.type));
+  if (model.soot) {
+    r.soot = SlabSoot{model.soot->optics.model, model.soot->optics.constant, "narrow bands (transmissivity x soot)", 0};
+    if (const auto* sooty = dynamic_cast<const SootyModel*>(model.spectral.get()))
+      r.soot->treatment = sooty->treatment(), r.soot->intervals = sooty->soot_intervals();
+  }
   r.q_left = r.q.front();
   r.q_right = r.q.back();
   r.time_total = now() - t0;
@@ -448,6 +503,9 @@ void write_slab_output(const SlabCase& c, const SlabResult& r, const std::filesy
   f << fmt::format("  \"case\": \"{}\",\n", json_escape(c.file));
   f << fmt::format("  \"model\": \"{}\",\n  \"type\": \"{}\",\n", json_escape(r.model), json_escape(r.type));
   f << fmt::format("  \"spectral_points\": {},\n", r.spectral_points);
+  if (r.soot)
+    f << fmt::format("  \"spectral\": {{\"soot\": {{\"model\": \"{}\", \"constant\": {:.6g}, \"treatment\": \"{}\", \"soot_intervals\": {}}}}},\n",
+                     r.soot->model, r.soot->constant, r.soot->treatment, r.soot->intervals);
   f << fmt::format("  \"fine_points\": {},\n  \"directions\": {},\n  \"output_points\": {},\n", r.fine_points, r.directions, r.x.size());
   f << fmt::format("  \"length\": {},\n  \"pressure\": {},\n", c.length, c.pressure);
   f << fmt::format("  \"wall_fluxes\": {{\"left\": {:.10g}, \"right\": {:.10g}}},\n", r.q_left, r.q_right);

@@ -6,6 +6,7 @@
 // of the flux scale). Reflecting walls: the two wall radiosities are coupled per spectral point.
 // The SNB model (not a sum of gray gases) is solved with band transmissivities (Curtis-Godson).
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,7 @@ struct SlabCase {
   int points = 401;
   double pressure = 1;
   std::string temperature = "1000", x_h2o = "0", x_co2 = "0", x_co = "0";
+  std::string soot_fv = "0";  // soot volume fraction (expression of x, L); "0" = no soot
   SlabWall left, right;
   int refine = 4;            // fine nodes per output cell
   int angles_per_panel = 6;  // Gauss points per mu panel (11 panels)
@@ -58,6 +60,15 @@ struct SlabCase {
 SlabCase read_slab_case(const std::filesystem::path& file);
 SlabCase parse_slab_case(const YAML::Node& root, const std::string& file_label);
 
+// The soot of a run (summary.json spectral.soot): refractive-index model, Rayleigh constant C,
+// how it is combined with the gas (gas/soot.hpp) and the number of soot intervals.
+struct SlabSoot {
+  std::string model;
+  double constant = 0;
+  std::string treatment;
+  int intervals = 0;
+};
+
 struct SlabResult {
   std::string model, type;
   int spectral_points = 0;
@@ -66,6 +77,7 @@ struct SlabResult {
   double divq_integral = 0;        // trapezoid of divq over the fine grid
   double time_setup = 0, time_properties = 0, time_solve = 0, time_total = 0;  // s
   int fine_points = 0, directions = 0;
+  std::optional<SlabSoot> soot;
 };
 
 SlabResult solve_slab(const SlabCase& c);

@@ -19,6 +19,7 @@ struct GasState {
   double x_h2o = 0;        // mole fractions
   double x_co2 = 0;
   double x_co = 0;
+  double soot_fv = 0;      // soot volume fraction (gas/soot.hpp); 0 = no soot
 };
 
 class SpectralModel {

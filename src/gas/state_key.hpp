@@ -11,8 +11,8 @@ namespace dgrte::gas {
 
 // Exact (bitwise) identity of a gas state, for caches of per-state spectra (LBL, SLW).
 struct GasStateKey {
-  double v[5];
-  explicit GasStateKey(const GasState& s) : v{s.temperature, s.pressure, s.x_h2o, s.x_co2, s.x_co} {}
+  double v[6];
+  explicit GasStateKey(const GasState& s) : v{s.temperature, s.pressure, s.x_h2o, s.x_co2, s.x_co, s.soot_fv} {}
   bool operator==(const GasStateKey& o) const { return std::memcmp(v, o.v, sizeof v) == 0; }
 };
 struct GasStateKeyHash {

@@ -164,17 +164,17 @@ MediumSpec::Phase parse_phase(const Ctx& c, const YAML::Node& n, const std::stri
 
 // media.X.field: {file, <quantity>: <array name>..., outside: error | nearest, max_distance}.
 FieldSpec parse_field(const Ctx& c, const YAML::Node& n, const std::string& p, const std::filesystem::path& base, bool gas_model) {
-  static const std::vector<std::string> quantities{"temperature", "pressure", "x_h2o", "x_co2", "x_co"};
+  static const std::vector<std::string> quantities{"temperature", "pressure", "x_h2o", "x_co2", "x_co", "soot_fv"};
   if (!n.IsMap()) c.fail(p, n, "expected a mapping {file: cfd.vtu, temperature: T, x_h2o: ARRAY, ...}");
-  check_map(c, n, p, {"file", "temperature", "pressure", "x_h2o", "x_co2", "x_co", "outside", "max_distance"});
+  check_map(c, n, p, {"file", "temperature", "pressure", "x_h2o", "x_co2", "x_co", "soot_fv", "outside", "max_distance"});
   if (!n["file"]) c.fail(p, n, "missing 'file' (a .vtu, .vtk or .csv file, relative to the case file)");
   FieldSpec f;
   const auto file = scalar<std::string>(c, n["file"], p + ".file", "a file name");
   f.file = std::filesystem::path(file).is_relative() ? base / file : std::filesystem::path(file);
   for (const auto& q : quantities) {
     if (!n[q]) continue;
-    if (!gas_model && q != "temperature")
-      c.fail(p + "." + q, n[q], "without a gas model ('model:') a field can give only the temperature");
+    if (!gas_model && q != "temperature" && q != "soot_fv")
+      c.fail(p + "." + q, n[q], "without a gas model ('model:') a field can give only the temperature and soot_fv");
     f.arrays.emplace_back(q, scalar<std::string>(c, n[q], p + "." + q, "an array name of the file"));
   }
   if (f.arrays.empty()) c.fail(p, n, "map at least one quantity to an array of the file, e.g. temperature: T");
@@ -200,7 +200,7 @@ std::vector<MediumSpec> parse_media(const Ctx& c, const YAML::Node& n, bool gas_
     const std::string p = "media." + group;
     const YAML::Node& m = kv.second;
     check_map(c, m, p, {"kappa", "Ib", "temperature", "source", "scattering", "phase_function", "pressure", "x_h2o", "x_co2", "x_co",
-                        "field"});
+                        "soot_fv", "field"});
     std::optional<FieldSpec> field;
     if (m["field"]) {
       field = parse_field(c, m["field"], p + ".field", base, gas_model);
@@ -223,6 +223,9 @@ std::vector<MediumSpec> parse_media(const Ctx& c, const YAML::Node& n, bool gas_
           c.fail(p + "." + k, m[k], "the gas composition is used only with a spectral gas model: add a 'model:' block "
                                     "(e.g. model: {type: wsgg}) or remove the key");
       if (m["Ib"] && (m["temperature"] || field_temperature)) c.fail(p, m, "give either 'Ib' or 'temperature', not both");
+      if ((m["soot_fv"] || (field && field->array_for("soot_fv"))) && m["Ib"])
+        c.fail(p + ".soot_fv", m["soot_fv"] ? m["soot_fv"] : m, "soot absorbs by its temperature: give 'temperature' [K], not Ib, "
+                                                               "with soot_fv");
       if (!m["Ib"] && !m["temperature"] && !field_temperature) c.fail(p, m, "missing 'Ib' (blackbody intensity) or 'temperature'");
     }
     MediumSpec s;
@@ -239,6 +242,7 @@ std::vector<MediumSpec> parse_media(const Ctx& c, const YAML::Node& n, bool gas_
     if (m["x_h2o"]) s.x_h2o = expression(c, m["x_h2o"], p + ".x_h2o", kSpaceVars);
     if (m["x_co2"]) s.x_co2 = expression(c, m["x_co2"], p + ".x_co2", kSpaceVars);
     if (m["x_co"]) s.x_co = expression(c, m["x_co"], p + ".x_co", kSpaceVars);
+    if (m["soot_fv"]) s.soot_fv = expression(c, m["soot_fv"], p + ".soot_fv", kSpaceVars);
     s.field = std::move(field);
     s.line = kv.first.Mark().line + 1;
     media.push_back(std::move(s));

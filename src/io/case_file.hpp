@@ -60,6 +60,9 @@ struct MediumSpec {
   // Gas state for a spectral model (`model:`), of (x, y, z): pressure [atm] (default 1) and mole
   // fractions (default 0).
   std::optional<Expression> pressure, x_h2o, x_co2, x_co;
+  // Soot volume fraction (gas/soot.hpp), of (x, y, z); absent = no soot. With a gas model it joins
+  // the gas state; in a gray run its Planck-mean absorption is added to kappa (needs temperature).
+  std::optional<Expression> soot_fv;
   std::optional<FieldSpec> field;  // quantities from a CFD file instead of expressions
   Expression source{"0", kSpaceDirectionVars, "media.*.source"};  // W/(m^3 sr), of (x, y, z, sx, sy, sz)
   Expression scattering{"0", kSpaceVars, "media.*.scattering"};  // sigma_s [1/m], of (x, y, z)

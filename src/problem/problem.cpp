@@ -2,6 +2,7 @@
 
 #include "common/error.hpp"
 #include "gas/gas_common.hpp"
+#include "gas/soot.hpp"
 #include "transport/field_evaluation.hpp"
 #include "transport/sweep.hpp"
 
@@ -114,6 +115,7 @@ std::vector<std::size_t> media_entries(const io::CaseSpec& cs, const transport::
 struct PointSamples {
   std::vector<double> kappa, sigma_s, ib, temperature;  // temperature NaN where the case gives Ib
   std::vector<gas::GasState> gas;                       // with a gas model
+  std::vector<double> soot_fv;                          // soot volume fraction (0 without soot)
 };
 PointSamples sample_properties(const io::CaseSpec& cs, std::span<const std::size_t> entry_of_element, std::span<const std::size_t> element,
                                std::span<const Vec3> x, const char* what, std::vector<Medium::FieldImport>* imports) {
@@ -150,6 +152,9 @@ PointSamples sample_properties(const io::CaseSpec& cs, std::span<const std::size
   };
   PointSamples out;
   out.kappa.resize(total), out.sigma_s.resize(total), out.ib.resize(total), out.temperature.assign(total, std::nan(""));
+  out.soot_fv.assign(total, 0.0);
+  // soot in a gray run (no gas model): its Planck-mean absorption joins kappa (gas/soot.hpp)
+  const double soot_constant = gas_model ? 0.0 : gas::soot_optics(gas::kDefaultSootOptics, "soot").constant;
   if (gas_model) out.gas.resize(total);
   for (std::size_t k = 0; k < total; ++k) {
     const std::size_t entry = entry_of_element[element[k]];
@@ -167,6 +172,16 @@ PointSamples sample_properties(const io::CaseSpec& cs, std::span<const std::size
       out.temperature[k] = T;
       out.ib[k] = kSigma * std::pow(T, 4) / kPi;
     }
+    if (spec.soot_fv || (spec.field && spec.field->array_for("soot_fv"))) {
+      const bool from_field = spec.field && spec.field->array_for("soot_fv");
+      const double fv = quantity(entry, "soot_fv", spec.soot_fv, k, 0.0);
+      if (!std::isfinite(fv) || fv < 0 || fv >= 1)
+        throw InputError(fmt::format("{}: {} (line {}) = {} at {}: the soot volume fraction must lie in [0, 1) (flames: 1e-8 "
+                                     "to 1e-5); check the expression or the field's array",
+                                     file, key + (from_field ? ".field.soot_fv" : ".soot_fv"), spec.line, fv, at(xk)));
+      out.soot_fv[k] = fv;
+      if (!gas_model) out.kappa[k] += gas::soot_planck_mean_kappa(soot_constant, fv, out.temperature[k]);
+    }
     if (gas_model) {  // a gas model requires the temperature (no Ib): temperature is set
       gas::GasState& st = out.gas[k];
       st.temperature = out.temperature[k];
@@ -174,11 +189,12 @@ PointSamples sample_properties(const io::CaseSpec& cs, std::span<const std::size
       st.x_h2o = quantity(entry, "x_h2o", spec.x_h2o, k, 0.0);
       st.x_co2 = quantity(entry, "x_co2", spec.x_co2, k, 0.0);
       st.x_co = quantity(entry, "x_co", spec.x_co, k, 0.0);
+      st.soot_fv = out.soot_fv[k];
       try {
         gas::validate_state(st, "gas state");
       } catch (const InputError& err) {
         throw InputError(fmt::format("{}: {} (line {}) at the {} ({:.6g}, {:.6g}, {:.6g}): {}; check the temperature, "
-                                     "pressure and mole fractions of this entry",
+                                     "pressure, mole fractions and soot_fv of this entry",
                                      file, key, spec.line, what, xk[0], xk[1], xk[2], err.what()));
       }
     }
@@ -207,6 +223,10 @@ Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& dis
   m.blackbody_intensity = std::move(at_nodes.ib);
   m.temperature = std::move(at_nodes.temperature);
   m.gas = std::move(at_nodes.gas);
+  const bool sooty_case = std::any_of(cs.media.begin(), cs.media.end(), [](const io::MediumSpec& ms) {
+    return ms.soot_fv || (ms.field && ms.field->array_for("soot_fv"));
+  });
+  if (sooty_case) m.soot_fv = std::move(at_nodes.soot_fv);
   std::vector<char> scatters(cs.media.size(), 0);
   for (std::size_t e = 0; e < K; ++e)
     for (std::size_t i = 0; i < np; ++i)

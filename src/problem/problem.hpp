@@ -26,6 +26,7 @@ struct Medium {
   // node is kappa (4 pi Ib - G) there); the solve does not interpolate them.
   std::vector<double> kappa, sigma_s, blackbody_intensity;
   std::vector<double> temperature;  // K; NaN where the case gives Ib instead
+  std::vector<double> soot_fv;      // soot volume fraction at the nodes; empty = no soot in the case
   // What the solve integrates, from the fields at the property points (disc.property, e * Q + q):
   // the extinction term sigma_t u and the scattering term sigma_s phi (Galerkin blocks where the
   // coefficient varies on an element), and the emission kappa Ib as the nodal coefficients of its
