@@ -16,13 +16,13 @@ namespace dgrte::gas {
 namespace {
 
 struct StateOptions {
-  double T = 1000, P = 1, xh2o = 0, xco2 = 0, xco = 0, L = 1;
+  double T = 1000, P = 1, xh2o = 0, xco2 = 0, xco = 0, soot_fv = 0, L = 1;
   std::string model;
   std::vector<std::string> model_options;
   std::vector<std::string> par;  // lbl: --par FILE (repeatable) = model option par_files
   std::string gasdata;
   bool json = false;
-  GasState state() const { return GasState{T, P, xh2o, xco2, xco}; }
+  GasState state() const { return GasState{T, P, xh2o, xco2, xco, soot_fv}; }
 };
 
 void add_state_options(CLI::App* c, StateOptions& o, const std::string& default_model, bool with_length) {
@@ -32,6 +32,7 @@ void add_state_options(CLI::App* c, StateOptions& o, const std::string& default_
   c->add_option("--xh2o", o.xh2o, "H2O mole fraction")->capture_default_str();
   c->add_option("--xco2", o.xco2, "CO2 mole fraction")->capture_default_str();
   c->add_option("--xco", o.xco, "CO mole fraction")->capture_default_str();
+  c->add_option("--soot-fv", o.soot_fv, "soot volume fraction (Rayleigh soot, docs/gas-models.md)")->capture_default_str();
   if (with_length) c->add_option("--L", o.L, "path length [m]")->capture_default_str();
   c->add_option("--model", o.model, "model type: gray, planck-mean, wsgg, snb, snbck, slw, rcslw, lbl")
       ->capture_default_str();
@@ -70,18 +71,20 @@ std::vector<std::string> model_options(const StateOptions& o) {
 }
 
 void check_state(const StateOptions& o) {
-  validate_state(o.state(), "gas state (--T, --P, --xh2o, --xco2, --xco)");
+  validate_state(o.state(), "gas state (--T, --P, --xh2o, --xco2, --xco, --soot-fv)");
   if (!(o.L > 0)) throw InputError(fmt::format("--L = {}: the path length must be positive (m)", o.L));
 }
 
 // eps = sum_j a_j (1 - exp(-kappa_j L)) for k-models; band sum for SNB.
 double path_emissivity(const LoadedModel& m, const GasState& s, double L) {
+  if (m.snb && m.soot)
+    throw InputError("--soot-fv with --model snb: the SNB emissivity has no soot; use --model snbck (the same bands, with soot)");
   return m.snb ? m.snb->emissivity(s, L) : homogeneous_emissivity(*m.spectral, s, L);
 }
 
 std::string state_json(const GasState& s) {
-  return fmt::format("{{\"T\": {}, \"P\": {}, \"x_h2o\": {}, \"x_co2\": {}, \"x_co\": {}}}", s.temperature, s.pressure, s.x_h2o,
-                     s.x_co2, s.x_co);
+  return fmt::format("{{\"T\": {}, \"P\": {}, \"x_h2o\": {}, \"x_co2\": {}, \"x_co\": {}, \"soot_fv\": {}}}", s.temperature,
+                     s.pressure, s.x_h2o, s.x_co2, s.x_co, s.soot_fv);
 }
 
 void cmd_emissivity(const StateOptions& o) {

@@ -277,9 +277,9 @@ LoadedModel make_model(YamlMap& section, const std::string& gasdata_override, st
       auto sub = section.sub("soot");
       optics = sub.get_scalar_text("refractive_index", optics);
       if (sub.has("gray_gases")) {
-        so.gray_gases = sub.get_int("gray_gases", 4);
+        so.gray_gases = sub.get_int("gray_gases", 6);
         if (so.gray_gases < 1 || so.gray_gases > 64)
-          throw InputError(fmt::format("{} = {}: use 1 to 64 soot intervals (default 4; 1 = the Planck mean)",
+          throw InputError(fmt::format("{} = {}: use 1 to 64 soot intervals (default 6; 1 = the Planck mean)",
                                        sub.key_path("gray_gases"), so.gray_gases));
       }
       so.optics = soot_optics(optics, sub.key_path("refractive_index"));

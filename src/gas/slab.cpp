@@ -190,7 +190,7 @@ Profiles make_profiles(const SlabCase& c, const std::vector<double>& x) {
     s.x_h2o = ew(sv);
     s.x_co2 = ec(sv);
     s.x_co = eo(sv);
-    s.soot_fv = ef(sv);
+    s.soot_fv = soot_fv_without_roundoff(ef(sv));
     validate_state(s, fmt::format("{}: slab profiles at x = {} m (keys slab.temperature, slab.x_h2o, slab.x_co2, slab.x_co, slab.soot_fv)",
                                   c.file, x[i]));
   }

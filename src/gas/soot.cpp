@@ -161,7 +161,7 @@ SootyModel::SootyModel(std::unique_ptr<SpectralModel> gas, SootOptions options) 
     }
     return;
   }
-  if (opt_.gray_gases == 0) opt_.gray_gases = ng == 1 ? 1 : 4;
+  if (opt_.gray_gases == 0) opt_.gray_gases = ng == 1 ? 1 : 6;
   if (opt_.gray_gases < 1 || opt_.gray_gases > 64)
     throw InputError(fmt::format("model.soot.gray_gases = {}: use 1 to 64 soot intervals", opt_.gray_gases));
   set_global_pieces(1500.0);

@@ -41,6 +41,11 @@ std::pair<double, double> chang_charalampopoulos_index(double lambda_um);
 // k = 0.56: C = 4.89) or a number (C itself). Throws InputError naming `where`.
 SootOptics soot_optics(const std::string& name_or_constant, const std::string& where);
 
+// A volume fraction from an expression that vanishes at a wall (e.g. sin) can come out at -1e-32:
+// values above -1e-15 (far below any soot) are round-off and become 0; others are left for the
+// caller's check.
+inline double soot_fv_without_roundoff(double fv) { return fv < 0 && fv > -1e-15 ? 0.0 : fv; }
+
 // Planck-weighted mean wavenumber [cm^-1] over [lo, hi] (hi may be infinite) at temperature t [K].
 double planck_mean_wavenumber(double lo, double hi, double t);
 // Planck-mean absorption coefficient [1/m] of soot: C f_v eta_mean(0, inf, T) = 3.83 C f_v T / c2.
@@ -48,7 +53,7 @@ double soot_planck_mean_kappa(double constant, double soot_fv, double t);
 
 struct SootOptions {
   SootOptics optics;
-  int gray_gases = 0;  // soot intervals multiplied into a global model; 0 = 1 for single-point models, else 4
+  int gray_gases = 0;  // soot intervals multiplied into a global model; 0 = 1 for single-point models, else 6
 };
 
 class SootyModel final : public SpectralModel {

@@ -174,7 +174,7 @@ PointSamples sample_properties(const io::CaseSpec& cs, std::span<const std::size
     }
     if (spec.soot_fv || (spec.field && spec.field->array_for("soot_fv"))) {
       const bool from_field = spec.field && spec.field->array_for("soot_fv");
-      const double fv = quantity(entry, "soot_fv", spec.soot_fv, k, 0.0);
+      const double fv = gas::soot_fv_without_roundoff(quantity(entry, "soot_fv", spec.soot_fv, k, 0.0));
       if (!std::isfinite(fv) || fv < 0 || fv >= 1)
         throw InputError(fmt::format("{}: {} (line {}) = {} at {}: the soot volume fraction must lie in [0, 1) (flames: 1e-8 "
                                      "to 1e-5); check the expression or the field's array",

@@ -107,7 +107,7 @@ TEST(Soot, GlobalModelsMultiplyAndKeepTheThinLimit) {
     const auto* sm = dynamic_cast<const SootyModel*>(sooty.spectral.get());
     ASSERT_NE(sm, nullptr);
     EXPECT_EQ(sm->treatment(), "multiplication");
-    const int m = gas.spectral->num_spectral_points() == 1 ? 1 : 4;
+    const int m = gas.spectral->num_spectral_points() == 1 ? 1 : 6;
     EXPECT_EQ(sm->soot_intervals(), m) << type;
     EXPECT_EQ(sooty.spectral->num_spectral_points(), m * gas.spectral->num_spectral_points());
     sooty.spectral->prepare(std::span<const GasState>(&s, 1));

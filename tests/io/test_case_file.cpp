@@ -232,6 +232,19 @@ TEST(CaseFile, GasKeysWithoutAModelAreAnError) {
   EXPECT_NE(msg.find("model:"), std::string::npos) << msg;
 }
 
+// soot_fv: an expression in a gas case; in a gray run it needs the temperature (its Planck mean
+// joins kappa), so soot with Ib is an error naming the key.
+TEST(CaseFile, SootVolumeFraction) {
+  const auto cs = parse_case(replace(kGas, "x_co2: \"0.1\"}", "x_co2: \"0.1\", soot_fv: \"1e-6*z\"}"), "gas.yaml");
+  ASSERT_TRUE(cs.media[0].soot_fv);
+  EXPECT_DOUBLE_EQ((*cs.media[0].soot_fv)(Vec3{0, 0, 0.5}), 5e-7);
+  const auto gray = parse_case(replace(kGood, "    temperature: \"1000\"", "    temperature: \"1000\"\n    soot_fv: \"1e-7\""), "g.yaml");
+  EXPECT_TRUE(gray.media[1].soot_fv);
+  const auto msg = error_of(replace(kGood, "    Ib: \"1 + x\"", "    Ib: \"1 + x\"\n    soot_fv: \"1e-7\""));
+  EXPECT_NE(msg.find("media.*.soot_fv"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("temperature"), std::string::npos) << msg;
+}
+
 // output.final_gather: on/off, the adaptive keys, or a fixed count that excludes them.
 TEST(CaseFile, FinalGatherKeys) {
   const std::string base = "mesh: {file: cube.msh}\nangular: {quadrature: sn, order: 4}\n"
