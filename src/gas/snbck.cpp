@@ -45,18 +45,40 @@ double malkmus_g_inverse(double g, std::span<const double> S, std::span<const do
     }
   }
   if (g <= atom + 1e-15 || smax <= 0) return 0.0;
+  // Per absorbing band, what every evaluation shares: with z1 = a/sqrt(k) - b sqrt(k),
+  // z2 = a/sqrt(k) + b sqrt(k) (a = sqrt(pi B S)/2, b = sqrt(pi B / S)/2) and E = exp(-z1^2),
+  //   g_b = erfc(z1)/2 + erfcx(z2) E/2,   k f_b = c E / sqrt(k),  c = sqrt(B S)/2
+  // (z2^2 = z1^2 + pi B). A band whose |z1| > 6.5 is saturated: g_b = 0 or 1 and f_b = 0 to 1e-19.
+  constexpr std::size_t kStack = 64;  // bands per group on the stack (a lumped group rarely has more)
+  double stack[4 * kStack];
+  std::vector<double> heap(S.size() > kStack ? 4 * S.size() : 0);
+  double* coef = heap.empty() ? stack : heap.data();  // a, b, c, w per absorbing band
+  std::size_t n = 0;
+  for (std::size_t b = 0; b < S.size(); ++b) {
+    if (S[b] <= 0) continue;
+    double* c = coef + 4 * n++;
+    c[0] = 0.5 * std::sqrt(kPi * B[b] * S[b]);
+    c[1] = 0.5 * std::sqrt(kPi * B[b] / S[b]);
+    c[2] = 0.5 * std::sqrt(B[b] * S[b]);
+    c[3] = w[b];
+  }
   // r(u) = G(e^u) - g with G increasing in u = ln k
   auto eval = [&](double u, double& dg) {
-    const double k = std::exp(u);
-    double gg = 0;
+    const double sk = std::exp(0.5 * u), isk = 1.0 / sk;
+    double gg = atom;
     dg = 0;
-    for (std::size_t b = 0; b < S.size(); ++b) {
-      if (S[b] <= 0) {
-        gg += w[b];
+    for (std::size_t i = 0; i < n; ++i) {
+      const double* c = coef + 4 * i;
+      const double a = c[0] * isk, bb = c[1] * sk;
+      const double z1 = a - bb;
+      if (z1 > 6.5) continue;
+      if (z1 < -6.5) {
+        gg += c[3];
         continue;
       }
-      gg += w[b] * malkmus_g(k, S[b], B[b]);
-      dg += w[b] * k * malkmus_f(k, S[b], B[b]);
+      const double e = std::exp(-z1 * z1);
+      gg += c[3] * 0.5 * (std::erfc(z1) + erfcx(a + bb) * e);
+      dg += c[3] * c[2] * isk * e;
     }
     return gg - g;
   };
@@ -91,13 +113,28 @@ double malkmus_g_inverse(double g, std::span<const double> S, std::span<const do
     }
     u = 0.5 * (lo + hi);
   }
-  // Newton in u, safeguarded by bisection whenever a step leaves the bracket
+  // Newton in u, safeguarded whenever a step leaves the bracket:
+  // Where a Newton step would leave the bracket (a sum of steep, far-apart bands: G is flat between
+  // them), false position on the bracket's residuals once both are known (Illinois: a side kept
+  // twice has its residual halved, so it cannot stall), else bisection.
+  double r_lo = std::numeric_limits<double>::quiet_NaN(), r_hi = r_lo;
+  int side = 0;  // +1: hi moved last, -1: lo moved last
   for (int it = 0; it < 200 && hi - lo > 1e-13; ++it) {
     const double r = eval(u, dg);
-    if (r > 0) hi = u;
-    else lo = u;
-    double un = (dg > 0) ? u - r / dg : 0.5 * (lo + hi);
-    if (!(un > lo && un < hi)) un = 0.5 * (lo + hi);
+    if (r > 0) {
+      hi = u, r_hi = r;
+      if (side == 1) r_lo *= 0.5;
+      side = 1;
+    } else {
+      lo = u, r_lo = r;
+      if (side == -1) r_hi *= 0.5;
+      side = -1;
+    }
+    double un = (dg > 0) ? u - r / dg : lo - 1;
+    if (!(un > lo && un < hi)) {
+      un = (r_lo < 0 && r_hi > 0) ? lo + (hi - lo) * r_lo / (r_lo - r_hi) : 0.5 * (lo + hi);
+      if (!(un > lo && un < hi)) un = 0.5 * (lo + hi);
+    }
     if (std::abs(un - u) < 1e-13) return std::exp(un);
     u = un;
   }
