@@ -174,6 +174,39 @@ TEST(RunCase, WsggIsothermalEnclosureIsInEquilibrium) {
   EXPECT_GT(s["spectral"]["planck_mean_kappa_volume_average"].get<double>(), 0.0);
 }
 
+// Soot through `dgrte run`. A gray run adds the Planck-mean soot kappa to kappa; `model: {type: gray}`
+// multiplies in one soot interval, which is the same Planck mean: the two runs agree to round-off.
+// With a gas model, gas + soot + black walls at one temperature stay in equilibrium.
+TEST(RunCase, SootInGrayAndGasRuns) {
+  const std::string walls = "{type: gray, emissivity: 0.7, temperature: \"500 + 100*x\"}";
+  const std::string soot = "soot_fv: \"1e-6 * (1 + 0.5 * x)\"";
+  const auto gray = run_text("soot_gray_plain", gas_case("", "{kappa: \"0.4\", temperature: \"1200 + 200*z\", " + soot + "}", walls));
+  const auto model = run_text("soot_gray_model", gas_case("model: {type: gray, kappa: \"0.4\"}\n",
+                                                          "{temperature: \"1200 + 200*z\", " + soot + "}", walls));
+  ASSERT_TRUE(gray.contains("spectral") && gray["spectral"].contains("soot"));
+  EXPECT_EQ(gray["spectral"]["soot"]["model"], "chang-charalampopoulos-1990");
+  EXPECT_EQ(model["spectral"]["soot"]["treatment"], "multiplication");
+  EXPECT_EQ(model["spectral"]["soot"]["soot_intervals"], 1);
+  EXPECT_DOUBLE_EQ(gray["spectral"]["soot"]["constant"].get<double>(), model["spectral"]["soot"]["constant"].get<double>());
+  for (const char* g : {"xmin", "zmax"}) {
+    const double a = gray["walls"][g]["q_net_W"].get<double>(), b = model["walls"][g]["q_net_W"].get<double>();
+    EXPECT_NEAR(b, a, 1e-9 * std::abs(a)) << g;
+  }
+  const auto clean = run_text("soot_gray_none", gas_case("", "{kappa: \"0.4\", temperature: \"1200 + 200*z\"}", walls));
+  EXPECT_FALSE(clean.contains("spectral"));
+  EXPECT_GT(std::abs(gray["energy_balance"]["volume_W"].get<double>()), 1.5 * std::abs(clean["energy_balance"]["volume_W"].get<double>()));
+  const auto eq = run_text("soot_wsgg_eq", gas_case("model: {type: wsgg}\n", "{temperature: \"1400\", x_h2o: \"0.2\", x_co2: \"0.1\", " + soot + "}",
+                                                    "{type: black, temperature: 1400}"));
+  EXPECT_EQ(eq["spectral"]["spectral_points"], 30);
+  EXPECT_EQ(eq["spectral"]["soot"]["treatment"], "multiplication");
+  const double emitted = 5.670374419e-8 * std::pow(1400.0, 4);
+  EXPECT_NEAR(eq["energy_balance"]["volume_W"].get<double>(), 0.0, 1e-8 * emitted);
+  const auto bad = error_of(gas_case("model: {type: wsgg}\n", "{temperature: \"1400\", x_h2o: \"0.2\", soot_fv: \"-1e-7\"}",
+                                     "{type: black, temperature: 1400}"));
+  EXPECT_NE(bad.find("media.*.soot_fv"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("[0, 1)"), std::string::npos) << bad;
+}
+
 TEST(RunCase, BadGasStateNamesTheEntryAndNode) {
   const auto msg = error_of(gas_case("model: {type: wsgg}\n", "{temperature: \"1400\", x_h2o: \"0.2 + x\", x_co2: \"0.1\"}",
                                      "{type: black, temperature: 1400}"));
