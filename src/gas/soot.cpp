@@ -96,6 +96,7 @@ SootOptics soot_optics(const std::string& name, const std::string& where) {
 }
 
 double planck_mean_wavenumber(double lo, double hi, double t) {
+  if (!(t > 0)) return lo;  // no emission at all
   const double s = kC2 / t;
   const double xl = lo * s, xh = std::isfinite(hi) ? hi * s : kInf;
   const double m3 = planck_moment_above(3, xl) - (std::isfinite(xh) ? planck_moment_above(3, xh) : 0.0);
@@ -228,16 +229,21 @@ double SootyModel::soot_kappa_per_fv(const Point& p, double t) const {
   return 100.0 * opt_.optics.constant * eta;
 }
 
-double SootyModel::weight_factor(const Point& p, double t) const {
+double SootyModel::complement_fraction(double t) const {
+  double total = 0;
+  for (const auto& q : pieces_) total += fraction(q.lo, q.hi, t);
+  return total;
+}
+
+double SootyModel::weight_factor(const Point& p, double t, double complement) const {
   if (p.piece < 0) return 1.0;
   const auto& pc = pieces_[static_cast<std::size_t>(p.piece)];
   if (!(t > 0)) return p.piece == 0 ? 1.0 : 0.0;  // nothing is emitted; any partition of the weight will do
   const double f = fraction(pc.lo, pc.hi, t);
   if (!band_mode_) return f;
   // the share of the gas point's (transparent) remainder: its part of the complement
-  double total = 0;
-  for (const auto& q : pieces_) total += fraction(q.lo, q.hi, t);
-  return total > 0 ? f / total : 1.0 / static_cast<double>(pieces_.size());
+  if (complement < 0) complement = complement_fraction(t);
+  return complement > 0 ? f / complement : 1.0 / static_cast<double>(pieces_.size());
 }
 
 void SootyModel::absorption(int j, std::span<const GasState> states, std::span<double> kappa) const {
@@ -262,14 +268,21 @@ void SootyModel::evaluate_block(int first, int count, std::span<const GasState> 
   const auto gas_states = without_soot(states);
   std::vector<double> kg(static_cast<std::size_t>(g1 - g0 + 1) * n), ag(kg.size());
   gas_->evaluate_block(g0, g1 - g0 + 1, gas_states, ts, kg, ag);
-  std::vector<double> factor(n), soot(n);
+  // band mode: the complement's Planck fraction per source temperature, once per block
+  std::vector<double> complement(n, -1.0);
+  if (band_mode_)
+    for (int q = 0; q < count; ++q)
+      if (points_[static_cast<std::size_t>(first + q)].piece >= 0) {
+        for (std::size_t i = 0; i < n; ++i) complement[i] = ts[i] > 0 ? complement_fraction(ts[i]) : -1.0;
+        break;
+      }
   for (int q = 0; q < count; ++q) {
     const Point& p = points_[static_cast<std::size_t>(first + q)];
     const std::size_t in = static_cast<std::size_t>(p.gas - g0) * n, out = static_cast<std::size_t>(q) * n;
     for (std::size_t i = 0; i < n; ++i) {
       const double fv = states[i].soot_fv;
       kappa[out + i] = kg[in + i] + (fv > 0 ? fv * soot_kappa_per_fv(p, states[i].temperature) : 0.0);
-      a[out + i] = ag[in + i] * weight_factor(p, ts[i]);
+      a[out + i] = ag[in + i] * weight_factor(p, ts[i], complement[i]);
     }
   }
 }

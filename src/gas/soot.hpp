@@ -93,8 +93,11 @@ class SootyModel final : public SpectralModel {
   void set_global_pieces(double reference_temperature);
   // kappa_soot / f_v [1/m] of point p at gas temperature t.
   double soot_kappa_per_fv(const Point& p, double t) const;
-  // The factor on the gas point's weight at source temperature t.
-  double weight_factor(const Point& p, double t) const;
+  // The factor on the gas point's weight at source temperature t (band mode: `complement` is
+  // complement_fraction(t) when known, < 0 to compute it).
+  double weight_factor(const Point& p, double t, double complement = -1.0) const;
+  // Band mode: the Planck fraction of all soot-only intervals at t.
+  double complement_fraction(double t) const;
   std::vector<GasState> without_soot(std::span<const GasState> states) const;
 
   std::unique_ptr<SpectralModel> gas_;
