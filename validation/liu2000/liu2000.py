@@ -143,7 +143,7 @@ def write_results(rows, curves, path, plot_path):
             "ray-traced reference (model + transport). Runs ending in `:gather` have `output.final_gather: {}` (the "
             "defaults): wall q_net, axis G and div q from rays through each spectral point's DG source. Seconds: "
             "`summary.json` `spectral.property_seconds` / `transport_seconds` / `timing.gather_seconds` on the 2-core "
-            "machine (the 2026-11-25 rows ran beside other jobs: indicative only).\n\n"
+            "machine, 2026-11-27.\n\n"
             + dio.markdown_table(head, body) + "\n\n"
             "Ray-traced models against the ray-traced full-resolution SNBCK (model error alone):\n\n" +
             dio.markdown_table(["model", "wall max", "wall mean", "div q max", "div q mean"], model_rows) + "\n")
