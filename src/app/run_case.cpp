@@ -357,7 +357,6 @@ nlohmann::json solve_directions_distributed(Setup& s, const Distributed& d, cons
                                      "apply; solutions gathered on rank 0, which writes every output"}});
 }
 
-// `directions:` — independent one-direction transport solves (no quadrature, no coupling).
 // summary.json `spectral.soot` (a contract): the soot's refractive-index model and its Rayleigh
 // constant, how it is combined with the gas (gas/soot.hpp); null without soot.
 nlohmann::json soot_summary(const gas::LoadedModel& model, const problem::Medium& medium) {
@@ -372,6 +371,7 @@ nlohmann::json soot_summary(const gas::LoadedModel& model, const problem::Medium
   return {{"model", optics.model}, {"constant", optics.constant}, {"treatment", "planck-mean, added to kappa (gray run)"}};
 }
 
+// `directions:` — independent one-direction transport solves (no quadrature, no coupling).
 nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed* distributed = nullptr) {
   nlohmann::json parallel_json;
   std::vector<std::vector<double>> solutions;

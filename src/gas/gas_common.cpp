@@ -1,4 +1,5 @@
 #include "gas/gas_common.hpp"
+#include "gas/soot.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +27,7 @@ double planck_emissive_power(double nu, double t) {
 
 double planck_fraction_above(double nu, double t) {
   if (nu <= 0) return 1.0;
+  if (std::isinf(nu)) return 0.0;  // nothing above an infinite wavenumber (open intervals [lo, inf))
   const double x = kC2 * nu / t;
   constexpr double c = 15.0 / (kPi * kPi * kPi * kPi);
   if (x < 2.0) {
@@ -150,7 +152,7 @@ void validate_state(const GasState& s, const std::string& where) {
   const char* names[3] = {"x_h2o", "x_co2", "x_co"};
   for (int k = 0; k < 3; ++k)
     if (!std::isfinite(xs[k]) || xs[k] < 0 || xs[k] > 1) bad(fmt::format("mole fraction {} = {} must lie in [0, 1]", names[k], xs[k]));
-  if (!std::isfinite(s.soot_fv) || s.soot_fv < 0 || s.soot_fv >= 1)
+  if (!valid_soot_fv(s.soot_fv))
     bad(fmt::format("soot volume fraction soot_fv = {} must lie in [0, 1) (flames: 1e-8 to 1e-5)", s.soot_fv));
   const double sum = s.x_h2o + s.x_co2 + s.x_co;
   if (sum > 1 + 1e-9)

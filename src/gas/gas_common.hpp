@@ -29,7 +29,7 @@ double planck_emissive_power(double nu, double temperature);
 double planck_fraction_below(double nu, double temperature);
 double planck_fraction_above(double nu, double temperature);
 // Fraction of sigma T^4 emitted in [nu_lo, nu_hi] (difference of the fractions above: no cancellation
-// for narrow intervals in the Wien tail).
+// for narrow intervals in the Wien tail); nu_hi may be infinite.
 inline double planck_band_fraction(double nu_lo, double nu_hi, double temperature) {
   return planck_fraction_above(nu_lo, temperature) - planck_fraction_above(nu_hi, temperature);
 }

@@ -30,24 +30,16 @@ double planck_moment_above(int n, double x) {
     return planck_moment_above(n, 0.0) - below;
   }
   const int terms = std::min(200, 2 + static_cast<int>(40.0 / x));
+  double coef[5] = {0, 0, 0, 0, 0};  // n!/i!
+  for (int i = n, fact = 1; i >= 0; fact *= std::max(i, 1), --i) coef[i] = fact;
   double sum = 0;
   for (int k = terms; k >= 1; --k) {
     const double dk = k;
-    double inner = 0, fact = 1, xi = 1;  // sum_i n!/i! x^i / k^(n-i+1)
-    double coef[5] = {0, 0, 0, 0, 0};
-    for (int i = n; i >= 0; --i) {
-      coef[i] = fact;  // n!/i!
-      fact *= i;
-    }
+    double inner = 0, xi = 1;  // sum_i n!/i! x^i / k^(n-i+1)
     for (int i = 0; i <= n; ++i, xi *= x) inner += coef[i] * xi / std::pow(dk, n - i + 1);
     sum += std::exp(-dk * x) * inner;
   }
   return sum;
-}
-
-// Planck fraction of [lo, hi] at t; hi may be infinite.
-double fraction(double lo, double hi, double t) {
-  return std::isfinite(hi) ? planck_band_fraction(lo, hi, t) : planck_fraction_above(lo, t);
 }
 
 }  // namespace
@@ -231,7 +223,7 @@ double SootyModel::soot_kappa_per_fv(const Point& p, double t) const {
 
 double SootyModel::complement_fraction(double t) const {
   double total = 0;
-  for (const auto& q : pieces_) total += fraction(q.lo, q.hi, t);
+  for (const auto& q : pieces_) total += planck_band_fraction(q.lo, q.hi, t);
   return total;
 }
 
@@ -239,7 +231,7 @@ double SootyModel::weight_factor(const Point& p, double t, double complement) co
   if (p.piece < 0) return 1.0;
   const auto& pc = pieces_[static_cast<std::size_t>(p.piece)];
   if (!(t > 0)) return p.piece == 0 ? 1.0 : 0.0;  // nothing is emitted; any partition of the weight will do
-  const double f = fraction(pc.lo, pc.hi, t);
+  const double f = planck_band_fraction(pc.lo, pc.hi, t);
   if (!band_mode_) return f;
   // the share of the gas point's (transparent) remainder: its part of the complement
   if (complement < 0) complement = complement_fraction(t);

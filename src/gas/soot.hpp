@@ -13,6 +13,7 @@
 //    (2014)); one interval = the Planck-mean soot absorption coefficient for gray runs.
 // Every soot interval takes the Planck-weighted mean of kappa_eta over it at the local temperature,
 // so the optically thin limit (the emission) is exact whatever the number of intervals.
+#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
@@ -45,6 +46,8 @@ SootOptics soot_optics(const std::string& name_or_constant, const std::string& w
 // values above -1e-15 (far below any soot) are round-off and become 0; others are left for the
 // caller's check.
 inline double soot_fv_without_roundoff(double fv) { return fv < 0 && fv > -1e-15 ? 0.0 : fv; }
+// A soot volume fraction must be finite and lie in [0, 1).
+inline bool valid_soot_fv(double fv) { return std::isfinite(fv) && fv >= 0 && fv < 1; }
 
 // Planck-weighted mean wavenumber [cm^-1] over [lo, hi] (hi may be infinite) at temperature t [K].
 double planck_mean_wavenumber(double lo, double hi, double t);

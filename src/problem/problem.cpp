@@ -108,6 +108,9 @@ std::vector<std::size_t> media_entries(const io::CaseSpec& cs, const transport::
   return out;
 }
 
+// Whether a media entry gives a soot volume fraction (expression or field array).
+bool has_soot(const io::MediumSpec& ms) { return ms.soot_fv || (ms.field && ms.field->array_for("soot_fv")); }
+
 // The user's fields (expressions, field files, defaults) at points x[k] of elements element[k]:
 // the one place the case's property definitions are evaluated, for the DG nodes, the property
 // points and output points alike (`what` names them in errors). Field files are sampled once per
@@ -154,7 +157,8 @@ PointSamples sample_properties(const io::CaseSpec& cs, std::span<const std::size
   out.kappa.resize(total), out.sigma_s.resize(total), out.ib.resize(total), out.temperature.assign(total, std::nan(""));
   out.soot_fv.assign(total, 0.0);
   // soot in a gray run (no gas model): its Planck-mean absorption joins kappa (gas/soot.hpp)
-  const double soot_constant = gas_model ? 0.0 : gas::soot_optics(gas::kDefaultSootOptics, "soot").constant;
+  const bool gray_soot = !gas_model && std::any_of(cs.media.begin(), cs.media.end(), has_soot);
+  const double soot_constant = gray_soot ? gas::soot_optics(gas::kDefaultSootOptics, "soot").constant : 0.0;
   if (gas_model) out.gas.resize(total);
   for (std::size_t k = 0; k < total; ++k) {
     const std::size_t entry = entry_of_element[element[k]];
@@ -172,13 +176,13 @@ PointSamples sample_properties(const io::CaseSpec& cs, std::span<const std::size
       out.temperature[k] = T;
       out.ib[k] = kSigma * std::pow(T, 4) / kPi;
     }
-    if (spec.soot_fv || (spec.field && spec.field->array_for("soot_fv"))) {
-      const bool from_field = spec.field && spec.field->array_for("soot_fv");
+    if (has_soot(spec)) {
+      const bool soot_from_field = spec.field && spec.field->array_for("soot_fv");
       const double fv = gas::soot_fv_without_roundoff(quantity(entry, "soot_fv", spec.soot_fv, k, 0.0));
-      if (!std::isfinite(fv) || fv < 0 || fv >= 1)
+      if (!gas::valid_soot_fv(fv))
         throw InputError(fmt::format("{}: {} (line {}) = {} at {}: the soot volume fraction must lie in [0, 1) (flames: 1e-8 "
                                      "to 1e-5); check the expression or the field's array",
-                                     file, key + (from_field ? ".field.soot_fv" : ".soot_fv"), spec.line, fv, at(xk)));
+                                     file, key + (soot_from_field ? ".field.soot_fv" : ".soot_fv"), spec.line, fv, at(xk)));
       out.soot_fv[k] = fv;
       if (!gas_model) out.kappa[k] += gas::soot_planck_mean_kappa(soot_constant, fv, out.temperature[k]);
     }
@@ -223,10 +227,7 @@ Medium build_medium(const io::CaseSpec& cs, const transport::Discretization& dis
   m.blackbody_intensity = std::move(at_nodes.ib);
   m.temperature = std::move(at_nodes.temperature);
   m.gas = std::move(at_nodes.gas);
-  const bool sooty_case = std::any_of(cs.media.begin(), cs.media.end(), [](const io::MediumSpec& ms) {
-    return ms.soot_fv || (ms.field && ms.field->array_for("soot_fv"));
-  });
-  if (sooty_case) m.soot_fv = std::move(at_nodes.soot_fv);
+  if (std::any_of(cs.media.begin(), cs.media.end(), has_soot)) m.soot_fv = std::move(at_nodes.soot_fv);
   std::vector<char> scatters(cs.media.size(), 0);
   for (std::size_t e = 0; e < K; ++e)
     for (std::size_t i = 0; i < np; ++i)
