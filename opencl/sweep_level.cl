@@ -4,6 +4,25 @@
 // lagged to cut a cycle; zero there when has_lagged = 0) moved to the right-hand side. One launch
 // per level serves every column: column c follows plan plan_of_column[c] (orders[p K + t],
 // level_begin[p level_stride + l], lagged_faces[p K + e]). Host twin: host_sweep_level.
+// sweep_level_stored does the same with the blocks' stored inverses (element_solve.cl).
+
+// c_ef u^+ of the element's upwind neighbours (the lagged copy on lagged faces), staged in local
+// memory by the element's NP work-items.
+inline void stage_upwind(__local REAL* upwind, int i, bool live, int e, __global const REAL* g, REAL sx, REAL sy, REAL sz,
+                         uchar lag, int has_lagged, __global const REAL* lc, __global const REAL* uc,
+                         __global const int* neighbour_node) {
+  for (int q = i; q < FACE_VALUES; q += NP) {
+    const int f = q / NFP;
+    const REAL cf = live ? inflow_coefficient(g, f, sx, sy, sz) : (REAL)0;
+    REAL v = 0;
+    if (cf != (REAL)0) {
+      const int nb = neighbour_node[(long)e * FACE_VALUES + q];
+      if (nb >= 0) v = cf * (((lag >> f) & 1) ? (has_lagged ? lc[nb] : (REAL)0) : uc[nb]);
+    }
+    upwind[q] = v;
+  }
+}
+
 __kernel void sweep_level(const int K, const long n, const int level, const int level_stride,
                           __global const int* plan_of_column, __global const int* level_begin,
                           __global const int* orders, __global const uchar* lagged_faces, const int has_lagged,
@@ -30,16 +49,7 @@ __kernel void sweep_level(const int K, const long n, const int level, const int 
   __global const REAL* uc = u + c * n;
   __global const REAL* lc = lagged + (has_lagged ? c * n : 0);
   const uchar lag = live ? lagged_faces[(long)p * K + e] : 0;
-  for (int q = i; q < FACE_VALUES; q += NP) {  // c_ef u^+ of the upwind neighbours, staged
-    const int f = q / NFP;
-    const REAL cf = live ? inflow_coefficient(g, f, sx, sy, sz) : (REAL)0;
-    REAL v = 0;
-    if (cf != (REAL)0) {
-      const int nb = neighbour_node[(long)e * FACE_VALUES + q];
-      if (nb >= 0) v = cf * (((lag >> f) & 1) ? (has_lagged ? lc[nb] : (REAL)0) : uc[nb]);
-    }
-    upwind[le * FACE_VALUES + q] = v;
-  }
+  stage_upwind(upwind + le * FACE_VALUES, i, live, e, g, sx, sy, sz, lag, has_lagged, lc, uc, neighbour_node);
   barrier(CLK_LOCAL_MEM_FENCE);
   __local REAL* Ae = A + le * NP * ROW;
   const long k = (long)e * NP + i;
@@ -54,4 +64,42 @@ __kernel void sweep_level(const int K, const long n, const int level, const int 
   barrier(CLK_LOCAL_MEM_FENCE);
   eliminate(Ae, pivot_row + le * NP, x + le * NP, i);
   if (live) u[c * n + k] = x[le * NP + i];
+}
+
+// One level with the stored inverses: r = rhs - LIFT(c u^+), then u = B^-1 r (two barriers, no
+// elimination). APPLY_EPG elements per work-group.
+__kernel void sweep_level_stored(const int K, const long n, const int level, const int level_stride,
+                                 __global const int* plan_of_column, __global const int* level_begin,
+                                 __global const int* orders, __global const uchar* lagged_faces, const int has_lagged,
+                                 __global const REAL* lagged, __global const REAL* directions,
+                                 __global const REAL* geometry, __global const int* neighbour_node,
+                                 __global const REAL* lift, __global const REAL* inverses, __global const int* active,
+                                 __global const REAL* rhs, __global REAL* u) {
+  const int c = get_global_id(1);
+  if (!active[c]) return;
+  __local REAL upwind[APPLY_EPG * FACE_VALUES];
+  __local REAL r[APPLY_EPG * NP];
+  const int lid = get_local_id(0);
+  const int le = lid / NP, i = lid - le * NP;
+  const int p = plan_of_column[c];
+  const int begin = level_begin[p * level_stride + level], end = level_begin[p * level_stride + level + 1];
+  const int t = begin + get_group_id(0) * APPLY_EPG + le;
+  const bool live = t < end;
+  const int e = live ? orders[(long)p * K + t] : 0;
+  __global const REAL* g = geometry + (long)e * GEO_STRIDE;
+  const REAL sx = directions[3 * c], sy = directions[3 * c + 1], sz = directions[3 * c + 2];
+  __global const REAL* uc = u + c * n;
+  __global const REAL* lc = lagged + (has_lagged ? c * n : 0);
+  const uchar lag = live ? lagged_faces[(long)p * K + e] : 0;
+  stage_upwind(upwind + le * FACE_VALUES, i, live, e, g, sx, sy, sz, lag, has_lagged, lc, uc, neighbour_node);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const long k = (long)e * NP + i;
+  REAL ri = 0;
+  if (live) {
+    ri = rhs[c * n + k];
+    for (int q = 0; q < FACE_VALUES; ++q) ri -= lift[q * NP + i] * upwind[le * FACE_VALUES + q];
+  }
+  r[lid] = ri;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (live) u[c * n + k] = apply_inverse(inverses + ((long)c * K + e) * (NP * NP), r + le * NP, i);
 }

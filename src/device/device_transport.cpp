@@ -49,6 +49,15 @@ bool clblast_available() { return DGRTE_HAVE_CLBLAST != 0; }
 
 std::string to_string(VolumeKernel v) { return v == VolumeKernel::clblast ? "clblast" : "own"; }
 
+std::string to_string(ElementSolve s) {
+  switch (s) {
+    case ElementSolve::automatic: return "automatic";
+    case ElementSolve::stored_inverses: return "stored inverses";
+    case ElementSolve::refactorised: return "refactorised";
+  }
+  return "?";
+}
+
 struct DeviceTransport::Impl {
   TransportData data;  // sizes, directions and level offsets; the large arrays are freed after upload
   bool has_plans = false;
@@ -56,7 +65,7 @@ struct DeviceTransport::Impl {
   DeviceInfo info;
   bool single = false;
   std::size_t real_size = 8, acc_size = 8;
-  int apply_epg = 1, solve_epg = 1, blas_wg = 256, dot_groups = 8;
+  int apply_epg = 1, solve_epg = 1, invert_epg = 0, blas_wg = 256, dot_groups = 8;
   std::size_t n = 0;  // dofs per column
   std::size_t budget = 0, resident = 0;
   std::string options;
@@ -74,6 +83,15 @@ struct DeviceTransport::Impl {
   cl::Memory d_stacked, gradients;  // VolumeKernel::clblast: [Dr;Ds;Dt] (3 NP x NP) and its product
   cl::Memory plan_order, plan_level_begin, plan_lagged;
   std::vector<int> level_width;  // per level: the most elements any plan has in it
+
+  // Stored inverses of the full element blocks (element_solve.cl): valid for the directions they
+  // were computed with (inverse_directions) until sigma_t changes.
+  cl::Memory inverses;
+  std::size_t inverse_capacity = 0;  // columns
+  bool inverses_ready = false;
+  std::vector<double> column_directions, inverse_directions;
+  ElementSolve last_element_solve = ElementSolve::refactorised;
+  int inversions = 0;
 
   // Work buffers of the current batch.
   std::size_t columns = 0;
@@ -138,6 +156,15 @@ struct DeviceTransport::Impl {
       throw DeviceError(info.label() + ": work-group of " + std::to_string(std::max(apply_epg, solve_epg) * np) +
                         " work-items or " + std::to_string(solve_epg * per_element) +
                         " bytes of local memory exceeds the device's limits; lower the elements per group");
+    // Gauss-Jordan on [B | I] needs NP x 2 NP values per element in local memory; without room the
+    // inverses are not offered (INVERT_EPG=0 compiles the kernel out).
+    const std::size_t per_inverse = static_cast<std::size_t>(2 * np * np) * real_size + static_cast<std::size_t>(np) * sizeof(int);
+    invert_epg = per_inverse <= info.local_memory ? std::max(1, 64 / np) : 0;
+    while (invert_epg > 1 && (static_cast<std::size_t>(invert_epg) * per_inverse > info.local_memory || invert_epg * np > max_wg)) --invert_epg;
+    if (invert_epg == 0 && opt.element_solve == ElementSolve::stored_inverses)
+      throw DeviceError(info.label() + ": stored element inverses of order " + std::to_string(data.order) + " need " +
+                        std::to_string(per_inverse) + " bytes of local memory to compute, the device has " +
+                        std::to_string(info.local_memory) + "; use the automatic or refactorised element solve");
     blas_wg = opt.blas_work_group > 0 ? opt.blas_work_group : 256;
     while (blas_wg > max_wg) blas_wg /= 2;
     if ((blas_wg & (blas_wg - 1)) != 0) throw DeviceError("blas work-group size must be a power of two");
@@ -146,6 +173,7 @@ struct DeviceTransport::Impl {
     os << "-cl-std=CL1.2 -DNP=" << np << " -DNFP=" << nfp << " -DREAL=" << (single ? "float" : "double")
        << " -DACC=" << (acc_size == 8 ? "double" : "float") << " -DUSE_FP64=" << (info.fp64 ? 1 : 0)
        << " -DTANGENT_TOL=" << (single ? "1e-6f" : "1e-12") << " -DAPPLY_EPG=" << apply_epg << " -DSOLVE_EPG=" << solve_epg
+       << " -DINVERT_EPG=" << invert_epg
        << " -DBLAS_WG=" << blas_wg << " -DDOT_GROUPS=" << dot_groups << " -DNSLOT=" << kSlots;
     options = os.str();
   }
@@ -158,8 +186,9 @@ struct DeviceTransport::Impl {
     for (const char* name : {"apply_operator", "block_jacobi", "scatter_source", "lift_inflow",
                              "gather_traces", "accumulate_moments", "max_change", "sweep_level", "dot_partial", "bicg_start", "bicg_rho",
                              "bicg_alpha", "bicg_omega", "bicg_check", "bicg_residual", "bicg_update_p", "bicg_update_s",
-                             "bicg_update_xr", "copy_columns", "stream_copy"})
+                             "bicg_update_xr", "copy_columns", "stream_copy", "apply_block_inverses", "sweep_level_stored"})
       kernels[name] = cl::make_kernel(program, name);
+    if (invert_epg > 0) kernels["invert_blocks"] = cl::make_kernel(program, "invert_blocks");
   }
 
   // A device buffer of `bytes`, counted against the budget; `what` names it in errors.
@@ -335,6 +364,7 @@ struct DeviceTransport::Impl {
                         std::to_string(n) + " values per column) beyond the " + mb(resident) + " of problem data; the budget is " +
                         mb(budget) + ": solve fewer columns per batch (at most " + std::to_string(max_columns(nv)) + ")");
     for (auto& f : fields) f.reset();
+    drop_inverses();  // recomputed when they still fit beside the larger batch
     for (int v = 0; v < nv; ++v) fields[static_cast<std::size_t>(v)] = allocate(column_bytes(1) * need, "a field batch");
     gradients.reset();
     if (gradient_vectors() > 0) gradients = allocate(column_bytes(gradient_vectors()) * need, "reference gradients (CLBlast)");
@@ -352,6 +382,7 @@ struct DeviceTransport::Impl {
   void set_columns(std::span<const double> dirs, std::size_t cols) {
     if (dirs.size() != 3 * cols) throw DeviceError("directions: expected 3 values per column");
     write_real(directions, dirs, "directions");
+    column_directions.assign(dirs.begin(), dirs.end());
     reset_flags(cols);
   }
 
@@ -439,8 +470,59 @@ struct DeviceTransport::Impl {
     throw DeviceError("built without CLBlast");
 #endif
   }
+  // ---- stored inverses -------------------------------------------------------------------------
+  std::size_t inverse_bytes(std::size_t cols) const {
+    return cols * static_cast<std::size_t>(data.K) * static_cast<std::size_t>(data.np * data.np) * real_size;
+  }
+  // Whether solves of `cols` columns use stored inverses: asked for, or automatic and within the
+  // budget beside the problem arrays and the batch's fields (and within one buffer).
+  bool use_inverses(std::size_t cols) {
+    if (opt.element_solve == ElementSolve::refactorised || invert_epg == 0) return false;
+    const std::size_t bytes = inverse_bytes(cols);
+    const std::size_t in_use = resident + columns * column_bytes(fields_allocated + gradient_vectors());
+    const bool fits = bytes <= info.max_allocation && in_use + bytes <= budget;
+    if (!fits && opt.element_solve == ElementSolve::stored_inverses)
+      throw DeviceError(info.label() + ": stored element inverses for " + std::to_string(cols) + " columns need " + mb(bytes) +
+                        " beside " + mb(in_use) + " in use (budget " + mb(budget) + ", largest buffer " + mb(info.max_allocation) +
+                        "): use fewer columns per batch or the refactorised element solve");
+    return fits;
+  }
+  // The inverses of the batch's first `cols` columns, computed when the directions or sigma_t changed.
+  void ensure_inverses(std::size_t cols) {
+    const auto dirs = std::span<const double>(column_directions).first(3 * cols);
+    if (inverses_ready && inverse_capacity >= cols && inverse_directions.size() == dirs.size() &&
+        std::equal(dirs.begin(), dirs.end(), inverse_directions.begin()))
+      return;
+    if (inverse_capacity < cols) {
+      inverses.reset();
+      inverses = allocate(inverse_bytes(cols), "stored element inverses");
+      inverse_capacity = cols;
+    }
+    const auto np = static_cast<std::size_t>(data.np), epg = static_cast<std::size_t>(invert_epg);
+    const std::size_t groups = (static_cast<std::size_t>(data.K) + epg - 1) / epg;
+    launch_columns("invert_blocks", groups * epg * np, epg * np, cols, K_int(), directions, geometry, face_nodes, d_ref, lift,
+                   sigma_t, sigma_block_of, sigma_blocks, inverses);
+    inverse_directions.assign(dirs.begin(), dirs.end());
+    inverses_ready = true;
+    ++inversions;
+  }
+  void drop_inverses() {
+    inverses.reset();
+    inverse_capacity = 0;
+    inverses_ready = false;
+  }
+
   void block_jacobi(bool include_sigma, const cl::Memory& r, const cl::Memory& z, std::size_t cols) {
     const auto np = static_cast<std::size_t>(data.np);
+    if (include_sigma && use_inverses(cols)) {
+      ensure_inverses(cols);
+      last_element_solve = ElementSolve::stored_inverses;
+      const auto epg = static_cast<std::size_t>(apply_epg);
+      const std::size_t groups = (static_cast<std::size_t>(data.K) + epg - 1) / epg;
+      launch_columns("apply_block_inverses", groups * epg * np, epg * np, cols, K_int(), n_long(), inverses, active, r, z);
+      return;
+    }
+    if (include_sigma) last_element_solve = ElementSolve::refactorised;
     const std::size_t groups = (static_cast<std::size_t>(data.K) + static_cast<std::size_t>(solve_epg) - 1) / static_cast<std::size_t>(solve_epg);
     launch_columns("block_jacobi", groups * static_cast<std::size_t>(solve_epg) * np, static_cast<std::size_t>(solve_epg) * np, cols,
                    K_int(), n_long(), cl_int(include_sigma ? 1 : 0), directions, geometry, face_nodes, d_ref, lift, sigma_t, sigma_block_of, sigma_blocks, active, r, z);
@@ -448,6 +530,20 @@ struct DeviceTransport::Impl {
   void sweep(const cl::Memory& rhs, const cl::Memory& u, std::size_t cols, bool has_lagged) {
     const auto np = static_cast<std::size_t>(data.np), epg = static_cast<std::size_t>(solve_epg);
     const cl::Memory& lag = has_lagged ? F(kY) : rhs;  // any valid buffer when unused
+    if (use_inverses(cols)) {
+      ensure_inverses(cols);
+      last_element_solve = ElementSolve::stored_inverses;
+      const auto aepg = static_cast<std::size_t>(apply_epg);
+      for (int l = 0; l + 1 < data.level_stride; ++l) {
+        const auto width = static_cast<std::size_t>(level_width[static_cast<std::size_t>(l)]);
+        if (width == 0) continue;
+        launch_columns("sweep_level_stored", (width + aepg - 1) / aepg * aepg * np, aepg * np, cols, K_int(), n_long(), cl_int(l),
+                       cl_int(data.level_stride), plan_of_column, plan_level_begin, plan_order, plan_lagged,
+                       cl_int(has_lagged ? 1 : 0), lag, directions, geometry, neighbour_node, lift, inverses, active, rhs, u);
+      }
+      return;
+    }
+    last_element_solve = ElementSolve::refactorised;
     for (int l = 0; l + 1 < data.level_stride; ++l) {
       const auto width = static_cast<std::size_t>(level_width[static_cast<std::size_t>(l)]);
       if (width == 0) continue;
@@ -619,7 +715,17 @@ void DeviceTransport::set_sigma_t(std::span<const double> sigma_t, std::span<con
   if (sigma_t.size() != impl_->n) throw DeviceError("set_sigma_t: one value per node expected");
   impl_->write_real(impl_->sigma_t, sigma_t, "extinction coefficient");
   impl_->put_blocks(impl_->sigma_block_of, impl_->sigma_blocks, block_of, blocks, "extinction blocks");
+  impl_->inverses_ready = false;
 }
+
+void DeviceTransport::set_element_solve(ElementSolve s) {
+  auto& d = *impl_;
+  if (s == ElementSolve::stored_inverses && d.invert_epg == 0)
+    throw DeviceError(d.info.label() + ": stored element inverses do not fit the device's local memory at order " + std::to_string(d.data.order));
+  d.opt.element_solve = s;
+}
+ElementSolve DeviceTransport::element_solve_used() const { return impl_->last_element_solve; }
+int DeviceTransport::inversions() const { return impl_->inversions; }
 
 namespace {
 void expect_columns(std::span<const double> v, std::size_t n, std::size_t cols, const char* what) {
@@ -882,6 +988,16 @@ double DeviceTransport::time_sweep(std::size_t columns, int repeats) {
   if (!d.has_plans) throw DeviceError("time_sweep: the transport data has no sweep plans");
   d.prepare_benchmark(columns, 2);
   return d.median_seconds(repeats, [&] { d.sweep(d.F(kX), d.F(kB), columns, false); });
+}
+
+double DeviceTransport::time_invert_blocks(std::size_t columns, int repeats) {
+  auto& d = *impl_;
+  d.prepare_benchmark(columns, 2);
+  if (!d.use_inverses(columns)) return 0.0;
+  return d.median_seconds(repeats, [&] {
+    d.inverses_ready = false;
+    d.ensure_inverses(columns);
+  });
 }
 
 double DeviceTransport::copy_bandwidth(std::size_t bytes, int repeats) {

@@ -18,6 +18,12 @@ namespace dgrte::device {
 // over all elements and columns at once followed by a kernel for the rest (3 n extra values per
 // column of device memory; only when built with CLBlast).
 enum class VolumeKernel { own, clblast };
+// How the element blocks of sweeps and block Jacobi are solved: factorised in local memory at every
+// call (refactorised), or inverted once per element and column of a batch and applied as a dense
+// product until the batch's directions or sigma_t change (stored_inverses: K NP^2 values per column
+// of device memory); automatic stores them when they fit the budget beside the batch's fields.
+enum class ElementSolve { automatic, stored_inverses, refactorised };
+std::string to_string(ElementSolve s);
 bool clblast_available();  // built with CLBlast
 std::string to_string(VolumeKernel v);
 
@@ -27,6 +33,7 @@ struct DeviceOptions {
   std::size_t memory_budget_bytes = 0;  // 0: 3/4 of the device's global memory
   // Work decomposition; 0 = chosen from the device (tunable per device, reported by launch_config()).
   VolumeKernel volume = VolumeKernel::own;
+  ElementSolve element_solve = ElementSolve::automatic;
   std::size_t gemm_slice_bytes = std::size_t{64} << 20;  // CLBlast Gemm output per call (see volume_gemm)
   int apply_elements_per_group = 0, solve_elements_per_group = 0, blas_work_group = 0, dot_groups = 0;
   // Binary cache folder: "" = $DGRTE_KERNEL_CACHE, else $XDG_CACHE_HOME/dgrte/kernels, else
@@ -66,6 +73,13 @@ class DeviceTransport {
   // The most columns a batch may have: `vectors` device fields of num_dofs() values each per column
   // (2 for apply, 11 for Bi-CGSTAB) within the memory budget.
   std::size_t max_columns(int vectors) const;
+
+  // Switches the element-solve policy (benchmarks compare both on one upload).
+  void set_element_solve(ElementSolve s);
+  // What the last sweep or full block Jacobi used (stored_inverses or refactorised), and how often
+  // the inverses were computed so far.
+  ElementSolve element_solve_used() const;
+  int inversions() const;
 
   // New extinction term (another spectral point, another case): sigma_t at the nodes and the element
   // blocks where it varies (TransportData::sigma_block_of / sigma_blocks; empty: none).
@@ -123,6 +137,7 @@ class DeviceTransport {
   double time_apply(std::size_t columns, int repeats);
   double time_block_jacobi(std::size_t columns, bool include_sigma, int repeats);
   double time_sweep(std::size_t columns, int repeats);
+  double time_invert_blocks(std::size_t columns, int repeats);  // computing the stored inverses once
   double copy_bandwidth(std::size_t bytes, int repeats);
 
  private:

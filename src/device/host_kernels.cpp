@@ -81,6 +81,56 @@ void eliminate(int np, std::vector<double>& A, double* x) {
   }
 }
 
+// Gauss-Jordan with partial pivoting on [B | I] (A: row-major np x np+1 from assemble_block, its
+// last column ignored), as element_solve.cl's gauss_jordan: B^-1 into inv, column-major.
+void invert(int np, const std::vector<double>& A, double* inv) {
+  const auto w = static_cast<std::size_t>(2 * np);
+  std::vector<double> G(static_cast<std::size_t>(np) * w, 0.0);
+  for (int i = 0; i < np; ++i) {
+    std::copy_n(A.data() + i * (np + 1), np, G.data() + static_cast<std::size_t>(i) * w);
+    G[static_cast<std::size_t>(i) * w + static_cast<std::size_t>(np + i)] = 1.0;
+  }
+  std::vector<int> pivot(static_cast<std::size_t>(np));
+  std::vector<char> used(static_cast<std::size_t>(np), 0);
+  for (int k = 0; k < np; ++k) {
+    int p = -1;
+    double best = -1;
+    for (int r = 0; r < np; ++r)
+      if (!used[r] && std::abs(G[r * w + k]) > best) best = std::abs(G[r * w + k]), p = r;
+    used[p] = 1;
+    pivot[k] = p;
+    const double* Gp = G.data() + p * w;
+    for (int i = 0; i < np; ++i) {
+      if (i == p) continue;
+      double* Gi = G.data() + i * w;
+      const double l = Gi[k] / Gp[k];
+      if (l != 0.0)
+        for (std::size_t j = static_cast<std::size_t>(k + 1); j < w; ++j) Gi[j] -= l * Gp[j];
+    }
+  }
+  for (int i = 0; i < np; ++i) {
+    const double* Gp = G.data() + pivot[i] * w;
+    const double scale = 1.0 / Gp[i];
+    for (int j = 0; j < np; ++j) inv[j * np + i] = Gp[np + j] * scale;
+  }
+}
+
+// ri = rhs_e - LIFT(c_ef u^+) over the inflow faces of element e (lagged faces read `lagged`).
+void upwind_rhs(const TransportData& d, std::int64_t e, const Direction& s, std::uint8_t lag, std::span<const double> lagged,
+                std::size_t column_offset, const double* rhs_e, const double* uc, std::vector<double>& ri) {
+  const int np = d.np, nfp = d.nfp;
+  const double* g = d.geometry.data() + e * kGeometryStride;
+  std::copy_n(rhs_e, np, ri.begin());
+  for (int q = 0; q < 4 * nfp; ++q) {
+    const int f = q / nfp;
+    const double cf = inflow_coefficient(g, f, s);
+    const int nb = d.neighbour_node[static_cast<std::size_t>(e * 4 * nfp + q)];
+    if (cf == 0.0 || nb < 0) continue;
+    const double up = ((lag >> f) & 1) ? (lagged.empty() ? 0.0 : lagged[column_offset + static_cast<std::size_t>(nb)]) : uc[nb];
+    for (int i = 0; i < np; ++i) ri[static_cast<std::size_t>(i)] -= d.lift[static_cast<std::size_t>(q * np + i)] * cf * up;
+  }
+}
+
 double dot(const double* a, const double* b, std::size_t n) {
   double s = 0;
   for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
@@ -165,8 +215,8 @@ void host_block_jacobi(const TransportData& d, bool include_sigma, std::span<con
 
 void host_sweep_level(const TransportData& d, int level, std::span<const int> plan_of_column,
                       std::span<const double> lagged, std::span<const double> directions, std::span<const int> active,
-                      std::span<const double> rhs, std::span<double> u) {
-  const int np = d.np, nfp = d.nfp;
+                      std::span<const double> rhs, std::span<double> u, std::span<const double> inverses) {
+  const int np = d.np;
   const auto n = static_cast<std::size_t>(d.num_dofs());
   for (std::size_t c = 0; c < active.size(); ++c) {
     if (!active[c]) continue;
@@ -181,19 +231,19 @@ void host_sweep_level(const TransportData& d, int level, std::span<const int> pl
 #pragma omp for schedule(static)
       for (int t = begin; t < end; ++t) {
         const std::int64_t e = d.plan_order[p * static_cast<std::size_t>(d.K) + static_cast<std::size_t>(t)];
-        const double* g = d.geometry.data() + e * kGeometryStride;
         const std::uint8_t lag = d.plan_lagged[p * static_cast<std::size_t>(d.K) + static_cast<std::size_t>(e)];
-        for (int i = 0; i < np; ++i) ri[static_cast<std::size_t>(i)] = rhs[c * n + static_cast<std::size_t>(e * np + i)];
-        for (int q = 0; q < 4 * nfp; ++q) {
-          const int f = q / nfp;
-          const double cf = inflow_coefficient(g, f, s);
-          const int nb = d.neighbour_node[static_cast<std::size_t>(e * 4 * nfp + q)];
-          if (cf == 0.0 || nb < 0) continue;
-          const double up = ((lag >> f) & 1) ? (lagged.empty() ? 0.0 : lagged[c * n + static_cast<std::size_t>(nb)]) : uc[nb];
-          for (int i = 0; i < np; ++i) ri[static_cast<std::size_t>(i)] -= d.lift[static_cast<std::size_t>(q * np + i)] * cf * up;
+        upwind_rhs(d, e, s, lag, lagged, c * n, rhs.data() + c * n + static_cast<std::size_t>(e * np), uc, ri);
+        if (inverses.empty()) {
+          assemble_block(d, e, s, true, ri.data(), A);
+          eliminate(np, A, uc + e * np);
+        } else {
+          const double* inv = inverses.data() + (c * static_cast<std::size_t>(d.K) + static_cast<std::size_t>(e)) * static_cast<std::size_t>(np * np);
+          for (int i = 0; i < np; ++i) {
+            double x = 0;
+            for (int j = 0; j < np; ++j) x += inv[j * np + i] * ri[static_cast<std::size_t>(j)];
+            uc[e * np + i] = x;
+          }
         }
-        assemble_block(d, e, s, true, ri.data(), A);
-        eliminate(np, A, uc + e * np);
       }
     }
   }
@@ -201,9 +251,29 @@ void host_sweep_level(const TransportData& d, int level, std::span<const int> pl
 
 void host_sweep(const TransportData& d, std::span<const int> plan_of_column, std::span<const double> lagged,
                 std::span<const double> directions, std::span<const int> active, std::span<const double> rhs,
-                std::span<double> u) {
+                std::span<double> u, std::span<const double> inverses) {
   for (int level = 0; level + 1 < d.level_stride; ++level)
-    host_sweep_level(d, level, plan_of_column, lagged, directions, active, rhs, u);
+    host_sweep_level(d, level, plan_of_column, lagged, directions, active, rhs, u, inverses);
+}
+
+std::vector<double> host_block_inverses(const TransportData& d, std::span<const double> directions) {
+  const int np = d.np;
+  const std::size_t cols = directions.size() / 3, block = static_cast<std::size_t>(np * np), K = static_cast<std::size_t>(d.K);
+  std::vector<double> inverses(cols * K * block);
+  const std::vector<double> zeros(static_cast<std::size_t>(np), 0.0);
+  for (std::size_t c = 0; c < cols; ++c) {
+    const Direction s = direction_of(directions, c);
+#pragma omp parallel
+    {
+      std::vector<double> A(static_cast<std::size_t>(np * (np + 1)));
+#pragma omp for schedule(static)
+      for (std::int64_t e = 0; e < d.K; ++e) {
+        assemble_block(d, e, s, true, zeros.data(), A);
+        invert(np, A, inverses.data() + (c * K + static_cast<std::size_t>(e)) * block);
+      }
+    }
+  }
+  return inverses;
 }
 
 BatchedSolve host_bicgstab(const ColumnOperator& apply, const ColumnOperator& precondition, std::size_t n,

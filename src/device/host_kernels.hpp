@@ -19,15 +19,20 @@ void host_apply(const TransportData& d, std::span<const double> directions, std:
 void host_block_jacobi(const TransportData& d, bool include_sigma, std::span<const double> directions,
                        std::span<const int> active, std::span<const double> r, std::span<double> z);
 
+// element_solve.cl's invert_blocks: the inverse of every element's full block for every column,
+// column-major at (c K + e) np^2.
+std::vector<double> host_block_inverses(const TransportData& d, std::span<const double> directions);
+
 // sweep_level.cl: the elements of one level of each column's plan (plan_of_column[c]); lagged faces
-// read `lagged` (empty: zero).
+// read `lagged` (empty: zero). With `inverses` (host_block_inverses of the same directions) the
+// element solves are products with them (sweep_level_stored), else eliminations (sweep_level).
 void host_sweep_level(const TransportData& d, int level, std::span<const int> plan_of_column,
                       std::span<const double> lagged, std::span<const double> directions, std::span<const int> active,
-                      std::span<const double> rhs, std::span<double> u);
+                      std::span<const double> rhs, std::span<double> u, std::span<const double> inverses = {});
 // Every level in order: one sweep pass.
 void host_sweep(const TransportData& d, std::span<const int> plan_of_column, std::span<const double> lagged,
                 std::span<const double> directions, std::span<const int> active, std::span<const double> rhs,
-                std::span<double> u);
+                std::span<double> u, std::span<const double> inverses = {});
 
 // blas1.cl: batched right-preconditioned Bi-CGSTAB (van der Vorst 1992), stopping per column when
 // ||b - A x|| <= rtol ||b|| (PETSc's default test for right preconditioning). x holds the guess.

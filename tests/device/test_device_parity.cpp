@@ -168,13 +168,19 @@ TEST_P(DeviceParity, BlockJacobiMatchesCpuTransport) {
   backend::CpuTransport cpu(disc, std::size_t{1} << 30);
   const std::size_t n = disc.num_dofs(), M = kDirections.size();
   const auto r = smooth_columns(disc, M);
-  for (const auto kind : {backend::BlockKind::partial, backend::BlockKind::full}) {
-    std::vector<double> z(n * M), z_cpu(n);
-    dev.device().block_jacobi(flat(kDirections), kind == backend::BlockKind::full, r, z);
-    for (std::size_t c = 0; c < M; ++c) {
-      cpu.set_direction(kDirections[c], sigma, kind);
-      cpu.precondition(std::span(r).subspan(c * n, n), z_cpu);
-      EXPECT_LT(column_error(std::span(z).subspan(c * n, n), z_cpu), 1e-10) << "direction " << c;
+  for (const auto solve : {device::ElementSolve::stored_inverses, device::ElementSolve::refactorised}) {
+    dev.device().set_element_solve(solve);
+    for (const auto kind : {backend::BlockKind::partial, backend::BlockKind::full}) {
+      std::vector<double> z(n * M), z_cpu(n);
+      dev.device().block_jacobi(flat(kDirections), kind == backend::BlockKind::full, r, z);
+      if (kind == backend::BlockKind::full) {
+        EXPECT_EQ(dev.device().element_solve_used(), solve);
+      }
+      for (std::size_t c = 0; c < M; ++c) {
+        cpu.set_direction(kDirections[c], sigma, kind);
+        cpu.precondition(std::span(r).subspan(c * n, n), z_cpu);
+        EXPECT_LT(column_error(std::span(z).subspan(c * n, n), z_cpu), 1e-10) << "direction " << c << " " << device::to_string(solve);
+      }
     }
   }
 }
@@ -191,16 +197,57 @@ TEST_P(DeviceParity, SweepMatchesCpuSweep) {
   const auto rhs = smooth_columns(disc, M), lagged = smooth_columns(disc, M);
   std::vector<int> plan_of_column(M);
   for (std::size_t c = 0; c < M; ++c) plan_of_column[c] = static_cast<int>(c);
-  for (const bool with_lagged : {false, true}) {
-    std::vector<double> u(n * M, 0.0), u_cpu(n);
-    dev.sweep(flat(kDirections), plan_of_column, rhs, u, with_lagged ? std::span<const double>(lagged) : std::span<const double>());
-    for (std::size_t c = 0; c < M; ++c) {
-      std::fill(u_cpu.begin(), u_cpu.end(), 0.0);
-      transport::sweep_pass(disc, plans[c], sigma, std::span(rhs).subspan(c * n, n), u_cpu,
-                            with_lagged ? std::span(lagged).subspan(c * n, n) : std::span<const double>());
-      EXPECT_LT(column_error(std::span(u).subspan(c * n, n), u_cpu), 1e-10) << "direction " << c << " lagged " << with_lagged;
+  for (const auto solve : {device::ElementSolve::stored_inverses, device::ElementSolve::refactorised}) {
+    dev.set_element_solve(solve);
+    for (const bool with_lagged : {true, false}) {  // the larger reservation first: the inverses then stay
+      std::vector<double> u(n * M, 0.0), u_cpu(n);
+      dev.sweep(flat(kDirections), plan_of_column, rhs, u, with_lagged ? std::span<const double>(lagged) : std::span<const double>());
+      EXPECT_EQ(dev.element_solve_used(), solve);
+      for (std::size_t c = 0; c < M; ++c) {
+        std::fill(u_cpu.begin(), u_cpu.end(), 0.0);
+        transport::sweep_pass(disc, plans[c], sigma, std::span(rhs).subspan(c * n, n), u_cpu,
+                              with_lagged ? std::span(lagged).subspan(c * n, n) : std::span<const double>());
+        EXPECT_LT(column_error(std::span(u).subspan(c * n, n), u_cpu), 1e-10)
+            << "direction " << c << " lagged " << with_lagged << " " << device::to_string(solve);
+      }
     }
   }
+  EXPECT_EQ(dev.inversions(), 1);  // both stored-inverse sweeps of the same batch used one inversion
+}
+
+// The stored inverses against their host twin (host_block_inverses + the product sweep), and
+// recomputed when sigma_t changes: a sweep after set_sigma_t matches the host twin with the new
+// sigma_t (stale inverses would give the old medium's answer).
+TEST_P(DeviceParity, StoredInversesMatchHostTwinAndFollowSigma) {
+  REQUIRE_OPENCL();
+  const auto disc = transport::make_discretization(cube(0.6), GetParam());
+  const auto sigma = sigma_of(disc);
+  const std::size_t n = disc.num_dofs(), M = kDirections.size();
+  const auto plans = plans_with_lagged_faces(disc);
+  auto data = backend::device_data(disc, sigma);
+  backend::add_directions(data, kDirections, {}, plans);
+  auto options = test_options();
+  options.element_solve = device::ElementSolve::stored_inverses;
+  device::DeviceTransport dev(data, options);
+  const auto rhs = smooth_columns(disc, M);
+  std::vector<int> plan_of_column(M);
+  for (std::size_t c = 0; c < M; ++c) plan_of_column[c] = static_cast<int>(c);
+  const std::vector<int> active(M, 1);
+  for (const double scale : {1.0, 3.0}) {
+    if (scale != 1.0) {
+      for (auto& v : data.sigma_t) v *= scale;
+      for (auto& v : data.sigma_blocks) v *= scale;
+      dev.set_sigma_t(data.sigma_t, data.sigma_block_of, data.sigma_blocks);
+    }
+    std::vector<double> u(n * M, 0.0), u_host(n * M, 0.0);
+    dev.sweep(flat(kDirections), plan_of_column, rhs, u);
+    const auto inverses = device::host_block_inverses(data, flat(kDirections));
+    device::host_sweep(data, plan_of_column, {}, flat(kDirections), active, rhs, u_host, inverses);
+    for (std::size_t c = 0; c < M; ++c)
+      EXPECT_LT(column_error(std::span(u).subspan(c * n, n), std::span(u_host).subspan(c * n, n)), 1e-12)
+          << "direction " << c << " sigma x" << scale;
+  }
+  EXPECT_EQ(dev.inversions(), 2);
 }
 
 // The outer iteration's kernels (outer_iteration.cl) against their host twins, composed as a run
