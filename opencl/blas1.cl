@@ -40,7 +40,8 @@ inline ACC total(__global const ACC* partial, int c, int slot) {
 #define RNORM 5
 #define TOL 6
 #define BNORM 7
-#define BICG_STATE 8
+#define HALF 8  // the iteration (from 1) whose first half step finished the column, else 0
+#define BICG_STATE 9
 // Slots of the partial sums.
 #define SLOT_A 0
 #define SLOT_B 1
@@ -61,6 +62,7 @@ __kernel void bicg_start(const ACC rtol, __global ACC* state, __global const ACC
   st[RNORM] = rnorm;
   st[BNORM] = bnorm;
   st[TOL] = rtol * bnorm;  // PETSc's default test: ||r|| <= rtol ||b|| (right preconditioning)
+  st[HALF] = 0;
   if (!isfinite(rnorm)) status[c] = 3, active[c] = 0;
   else if (rnorm <= st[TOL]) status[c] = 1, active[c] = 0;
 }
@@ -99,6 +101,32 @@ __kernel void bicg_omega(__global ACC* state, __global const ACC* partial, __glo
   __global ACC* st = state + c * BICG_STATE;
   const ACC ts = total(partial, c, SLOT_A), tt = total(partial, c, SLOT_B);
   st[OMEGA] = tt > 0 ? ts / tt : (ACC)0;
+}
+
+// After s = r - alpha v: ||s|| <= tol means x + alpha p^ already meets the test (s is its residual),
+// so the column stops before its second preconditioner and apply, as PETSc's KSPBCGS does. An
+// exact preconditioner (a sweep without lagged faces or scattering) then costs one sweep.
+__kernel void bicg_half(__global ACC* state, __global const ACC* partial, __global int* active, __global int* status,
+                        __global int* iterations, const int iteration) {
+  const int c = get_global_id(0);
+  if (!active[c]) return;
+  __global ACC* st = state + c * BICG_STATE;
+  const ACC snorm = sqrt(total(partial, c, SLOT_A));
+  if (isfinite(snorm) && snorm <= st[TOL]) {
+    st[RNORM] = snorm;
+    st[HALF] = iteration;
+    iterations[c] += 1;
+    status[c] = 1, active[c] = 0;
+  }
+}
+
+// x += alpha p^ for the columns bicg_half finished in this iteration (they are inactive by now).
+__kernel void bicg_finish_half(const long n, const int iteration, __global const ACC* state, __global const REAL* p_hat,
+                               __global REAL* x) {
+  const int c = get_global_id(1);
+  if (state[c * BICG_STATE + HALF] != (ACC)iteration) return;
+  const REAL alpha = (REAL)state[c * BICG_STATE + ALPHA];
+  for (long k = get_global_id(0); k < n; k += get_global_size(0)) x[c * n + k] += alpha * p_hat[c * n + k];
 }
 
 // ||r|| and the convergence test; iterations counts the finished iteration of every live column.

@@ -155,6 +155,23 @@ int main(int argc, char** argv) {
     const double t_partial = dev.time_block_jacobi(cols, false, a.repeats);
     const double t_full = dev.time_block_jacobi(cols, true, a.repeats);
     const double t_sweep = data.has_plans() ? dev.time_sweep(cols, a.repeats) : 0.0;
+    const ElementSolve element_solve = dev.element_solve_used();
+    const double t_invert = dev.time_invert_blocks(cols, a.repeats);
+    // Krylov around the preconditioner, device-resident (item 3 of issue 30: against the bare sweep).
+    int resident_iterations = 0;
+    const auto pc_kind = preconditioner(a.preconditioner);
+    const double t_resident = (pc_kind != DevicePreconditioner::sweep || data.has_plans())
+                                  ? dev.time_bicgstab(cols, pc_kind, a.rtol, a.repeats, &resident_iterations)
+                                  : 0.0;
+    const ElementSolve resident_element_solve = dev.element_solve_used();
+    // The same element solves refactorised at every call (the path without stored inverses).
+    double t_full_refactor = 0, t_sweep_refactor = 0;
+    if (element_solve == ElementSolve::stored_inverses) {
+      dev.set_element_solve(ElementSolve::refactorised);
+      t_full_refactor = dev.time_block_jacobi(cols, true, a.repeats);
+      t_sweep_refactor = data.has_plans() ? dev.time_sweep(cols, a.repeats) : 0.0;
+      dev.set_element_solve(ElementSolve::automatic);
+    }
     // The volume term as one CLBlast Gemm + a kernel for the rest, on the same columns (issue 13:
     // report both); only when built with CLBlast.
     double t_apply_gemm = 0;
@@ -223,6 +240,15 @@ int main(int argc, char** argv) {
     std::printf("  \"block_jacobi_full\": {\"seconds\": %.6g, \"grind_ns\": %.4g},\n", t_full, grind(t_full, cols));
     std::printf("  \"sweep\": {\"seconds\": %.6g, \"grind_ns\": %.4g, \"levels\": %d},\n", t_sweep, grind(t_sweep, cols),
                 data.level_stride > 0 ? data.level_stride - 1 : 0);
+    std::printf("  \"element_solve\": \"%s\",\n", to_string(element_solve).c_str());
+    if (element_solve == ElementSolve::stored_inverses)
+      std::printf("  \"stored_inverses\": {\"bytes\": %.6g, \"invert_seconds\": %.6g, \"invert_grind_ns\": %.4g, "
+                  "\"block_jacobi_full_refactorised_grind_ns\": %.4g, \"sweep_refactorised_seconds\": %.6g, \"sweep_refactorised_grind_ns\": %.4g},\n",
+                  static_cast<double>(data.K) * data.np * data.np * static_cast<double>(real * cols), t_invert, grind(t_invert, cols),
+                  grind(t_full_refactor, cols), t_sweep_refactor, grind(t_sweep_refactor, cols));
+    std::printf("  \"solve_resident\": {\"preconditioner\": \"%s\", \"element_solve\": \"%s\", \"seconds\": %.6g, \"grind_ns\": %.4g, "
+                "\"iterations_max\": %d, \"over_sweep\": %.3g},\n",
+                a.preconditioner.c_str(), to_string(resident_element_solve).c_str(), t_resident, grind(t_resident, cols), resident_iterations, t_sweep > 0 ? t_resident / t_sweep : 0.0);
     std::printf("  \"solve\": {\"preconditioner\": \"%s\", \"rtol\": %.3g, \"seconds\": %.6g, \"grind_ns\": %.4g, "
                 "\"iterations_total\": %ld, \"iterations_max\": %d, \"not_converged\": %zu}",
                 a.preconditioner.c_str(), a.rtol, t_solve, grind(t_solve, M), total_iterations, max_iterations, failed);

@@ -29,7 +29,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 // Bi-CGSTAB work vectors (blas1.cl) y, r, r^, p, v, s, t, p^, s^. Sweeps use kY for lagged traces.
 enum Field { kX, kB, kBase, kY, kR, kRhat, kP, kV, kS, kT, kPhat, kShat, kNumFields };
 static_assert(DeviceTransport::kKrylovVectors == kNumFields && DeviceTransport::kSweepVectors == kY + 1);
-constexpr int kStateValues = 8;  // BICG_STATE in blas1.cl
+constexpr int kStateValues = 9;  // BICG_STATE in blas1.cl
 constexpr int kSlots = 2;        // NSLOT
 
 std::string mb(std::size_t bytes) {
@@ -92,6 +92,7 @@ struct DeviceTransport::Impl {
   std::vector<double> column_directions, inverse_directions;
   ElementSolve last_element_solve = ElementSolve::refactorised;
   int inversions = 0;
+  long preconditioner_applications = 0;  // batched: one per call, whatever the columns
 
   // Work buffers of the current batch.
   std::size_t columns = 0;
@@ -186,7 +187,7 @@ struct DeviceTransport::Impl {
     for (const char* name : {"apply_operator", "block_jacobi", "scatter_source", "lift_inflow",
                              "gather_traces", "accumulate_moments", "max_change", "sweep_level", "dot_partial", "bicg_start", "bicg_rho",
                              "bicg_alpha", "bicg_omega", "bicg_check", "bicg_residual", "bicg_update_p", "bicg_update_s",
-                             "bicg_update_xr", "copy_columns", "stream_copy", "apply_block_inverses", "sweep_level_stored"})
+                             "bicg_update_xr", "bicg_half", "bicg_finish_half", "copy_columns", "stream_copy", "apply_block_inverses", "sweep_level_stored"})
       kernels[name] = cl::make_kernel(program, name);
     if (invert_epg > 0) kernels["invert_blocks"] = cl::make_kernel(program, "invert_blocks");
   }
@@ -554,6 +555,7 @@ struct DeviceTransport::Impl {
     }
   }
   void precondition(DevicePreconditioner pc, const cl::Memory& r, const cl::Memory& z, std::size_t cols) {
+    ++preconditioner_applications;
     switch (pc) {
       case DevicePreconditioner::none: launch_columns("copy_columns", vector_work(), static_cast<std::size_t>(blas_wg), cols, n_long(), active, r, z); return;
       case DevicePreconditioner::partial_block_jacobi: block_jacobi(false, r, z, cols); return;
@@ -571,9 +573,11 @@ struct DeviceTransport::Impl {
   }
   const cl::Memory& F(Field f) const { return fields[f]; }
 
-  BatchedSolve bicgstab(DevicePreconditioner pc, std::size_t cols, double rtol, int max_iterations) {
+  // zero_guess: x = 0 on entry, so A x = 0 is not computed (PETSc's default zero initial guess).
+  BatchedSolve bicgstab(DevicePreconditioner pc, std::size_t cols, double rtol, int max_iterations, bool zero_guess) {
     const auto wg = static_cast<std::size_t>(blas_wg), work = vector_work();
-    apply(F(kX), F(kY), cols);
+    if (zero_guess) zero(F(kY), cols * column_bytes(1), "A x of the zero guess");
+    else apply(F(kX), F(kY), cols);
     launch_columns("bicg_residual", work, wg, cols, n_long(), active, F(kB), F(kY), F(kR), F(kRhat), F(kP), F(kV));
     dot(F(kB), F(kB), 0, cols);
     dot(F(kR), F(kR), 1, cols);
@@ -591,6 +595,11 @@ struct DeviceTransport::Impl {
       dot(F(kV), F(kRhat), 0, cols);
       launch_scalars("bicg_alpha", cols, state, partial, active, status);
       launch_columns("bicg_update_s", work, wg, cols, n_long(), active, state, F(kR), F(kV), F(kS));
+      dot(F(kS), F(kS), 0, cols);
+      launch_scalars("bicg_half", cols, state, partial, active, status, iterations, cl_int(it + 1));
+      launch_columns("bicg_finish_half", work, wg, cols, n_long(), cl_int(it + 1), state, F(kPhat), F(kX));
+      read(active, flags.data(), cols * sizeof(cl_int), "column flags");
+      if (std::none_of(flags.begin(), flags.end(), [](cl_int a) { return a != 0; })) break;
       precondition(pc, F(kS), F(kShat), cols);
       apply(F(kShat), F(kT), cols);
       dot(F(kT), F(kS), 0, cols);
@@ -726,6 +735,7 @@ void DeviceTransport::set_element_solve(ElementSolve s) {
 }
 ElementSolve DeviceTransport::element_solve_used() const { return impl_->last_element_solve; }
 int DeviceTransport::inversions() const { return impl_->inversions; }
+long DeviceTransport::preconditioner_applications() const { return impl_->preconditioner_applications; }
 
 namespace {
 void expect_columns(std::span<const double> v, std::size_t n, std::size_t cols, const char* what) {
@@ -911,7 +921,7 @@ BatchedSolve DeviceTransport::solve_batch(std::span<const double> inflow, std::s
     out.rhs_norm.assign(cols, 0.0);
   } else {
     d.zero(d.F(kX), cols * d.column_bytes(1), "initial guess");
-    out = d.bicgstab(method.preconditioner, cols, method.rtol, method.max_iterations);
+    out = d.bicgstab(method.preconditioner, cols, method.rtol, method.max_iterations, true);
   }
   if (per > 0 && !traces.empty()) {
     d.launch("gather_traces", per, cols, wg, 1, cl_int(d.faces), d.n_long(), d.element_face, d.face_nodes, d.F(kX), d.traces);
@@ -966,7 +976,7 @@ BatchedSolve DeviceTransport::solve_bicgstab(std::span<const double> directions,
   if (pc == DevicePreconditioner::sweep) d.set_plans(plan_of_column, cols);
   d.write_real(d.fields[kB], b, "b");
   d.write_real(d.fields[kX], x, "x");
-  auto out = d.bicgstab(pc, cols, rtol, max_iterations);
+  auto out = d.bicgstab(pc, cols, rtol, max_iterations, false);
   d.read_real(d.F(kX), x, "x");
   return out;
 }
@@ -998,6 +1008,20 @@ double DeviceTransport::time_invert_blocks(std::size_t columns, int repeats) {
     d.inverses_ready = false;
     d.ensure_inverses(columns);
   });
+}
+
+double DeviceTransport::time_bicgstab(std::size_t columns, DevicePreconditioner pc, double rtol, int repeats, int* iterations) {
+  auto& d = *impl_;
+  d.prepare_benchmark(columns, kNumFields);
+  int most = 0;
+  const double t = d.median_seconds(repeats, [&] {
+    d.zero(d.F(kX), columns * d.column_bytes(1), "Bi-CGSTAB start");
+    d.reset_flags(columns);
+    const auto r = d.bicgstab(pc, columns, rtol, 5000, true);
+    most = *std::max_element(r.iterations.begin(), r.iterations.end());
+  });
+  if (iterations) *iterations = most;
+  return t;
 }
 
 double DeviceTransport::copy_bandwidth(std::size_t bytes, int repeats) {

@@ -80,6 +80,8 @@ class DeviceTransport {
   // the inverses were computed so far.
   ElementSolve element_solve_used() const;
   int inversions() const;
+  // Batched preconditioner applications (sweeps, block solves) by Bi-CGSTAB so far.
+  long preconditioner_applications() const;
 
   // New extinction term (another spectral point, another case): sigma_t at the nodes and the element
   // blocks where it varies (TransportData::sigma_block_of / sigma_blocks; empty: none).
@@ -138,6 +140,10 @@ class DeviceTransport {
   double time_block_jacobi(std::size_t columns, bool include_sigma, int repeats);
   double time_sweep(std::size_t columns, int repeats);
   double time_invert_blocks(std::size_t columns, int repeats);  // computing the stored inverses once
+  // Bi-CGSTAB on device-resident fields (b = 1 in every column, x = 0): what the Krylov loop costs
+  // around its preconditioner, without host transfers or allocations. `iterations` receives the most
+  // iterations any column took.
+  double time_bicgstab(std::size_t columns, DevicePreconditioner pc, double rtol, int repeats, int* iterations = nullptr);
   double copy_bandwidth(std::size_t bytes, int repeats);
 
  private:

@@ -321,7 +321,15 @@ BatchedSolve host_bicgstab(const ColumnOperator& apply, const ColumnOperator& pr
       }
       alpha[c] = rho[c] / dv;
       for (std::size_t i = c * n; i < (c + 1) * n; ++i) s[i] = r[i] - alpha[c] * v[i];
+      const double snorm = std::sqrt(dot(col(s, c), col(s, c), n));
+      if (std::isfinite(snorm) && snorm <= tol[c]) {  // the half step finishes the column (blas1.cl's bicg_half)
+        for (std::size_t i = c * n; i < (c + 1) * n; ++i) x[i] += alpha[c] * p_hat[i];
+        out.residual_norm[c] = snorm;
+        ++out.iterations[c];
+        out.status[c] = BicgStatus::converged, active[c] = 0;
+      }
     }
+    if (!live()) break;
     precondition(active, s, s_hat);
     apply(active, s_hat, t);
     for (std::size_t c = 0; c < columns; ++c) {
