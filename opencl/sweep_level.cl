@@ -103,3 +103,51 @@ __kernel void sweep_level_stored(const int K, const long n, const int level, con
   barrier(CLK_LOCAL_MEM_FENCE);
   if (live) u[c * n + k] = apply_inverse(inverses + ((long)c * K + e) * (NP * NP), r + le * NP, i);
 }
+
+// Every level of a column's sweep in one work-group, the levels in order with a barrier between them:
+// no launch per level (a level launch costs ~9 us on an H100, most of a P1 sweep), and no group ever
+// waits for another (columns are independent), so nothing relies on forward progress across groups.
+// Chunks of SWEEP_SLOTS elements per level; stored inverses. Host twin: host_sweep with inverses.
+#if SWEEP_SLOTS > 0
+__kernel void sweep_columns_stored(const int K, const long n, const int levels, const int level_stride,
+                                   __global const int* plan_of_column, __global const int* level_begin,
+                                   __global const int* orders, __global const uchar* lagged_faces, const int has_lagged,
+                                   __global const REAL* lagged, __global const REAL* directions,
+                                   __global const REAL* geometry, __global const int* neighbour_node,
+                                   __global const REAL* lift, __global const REAL* inverses, __global const int* active,
+                                   __global const REAL* rhs, __global REAL* u) {
+  const int c = get_group_id(0);
+  if (!active[c]) return;  // the whole group: one column per group
+  __local REAL upwind[SWEEP_SLOTS * FACE_VALUES];
+  __local REAL r[SWEEP_SLOTS * NP];
+  const int lid = get_local_id(0);
+  const int le = lid / NP, i = lid - le * NP;
+  const int p = plan_of_column[c];
+  const REAL sx = directions[3 * c], sy = directions[3 * c + 1], sz = directions[3 * c + 2];
+  __global const REAL* uc = u + c * n;
+  __global const REAL* lc = lagged + (has_lagged ? c * n : 0);
+  for (int l = 0; l < levels; ++l) {
+    const int begin = level_begin[p * level_stride + l], end = level_begin[p * level_stride + l + 1];
+    for (int t0 = begin; t0 < end; t0 += SWEEP_SLOTS) {
+      const int t = t0 + le;
+      const bool live = t < end;
+      const int e = live ? orders[(long)p * K + t] : 0;
+      __global const REAL* g = geometry + (long)e * GEO_STRIDE;
+      const uchar lag = live ? lagged_faces[(long)p * K + e] : 0;
+      stage_upwind(upwind + le * FACE_VALUES, i, live, e, g, sx, sy, sz, lag, has_lagged, lc, uc, neighbour_node);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      const long k = (long)e * NP + i;
+      REAL ri = 0;
+      if (live) {
+        ri = rhs[c * n + k];
+        for (int q = 0; q < FACE_VALUES; ++q) ri -= lift[q * NP + i] * upwind[le * FACE_VALUES + q];
+      }
+      r[lid] = ri;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (live) u[c * n + k] = apply_inverse(inverses + ((long)c * K + e) * (NP * NP), r + le * NP, i);
+      // The chunk's u before any later level reads it, and the local arrays free for the next chunk.
+      barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    }
+  }
+}
+#endif

@@ -32,6 +32,11 @@ def runs(path):
     return out
 
 
+def kernels(d):
+    k = d.get("sweep_kernels")
+    return f"{k['levels_grind_ns']:.3f} / {k['columns_grind_ns']:.3f}" if k else "—"
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if not args:
@@ -46,8 +51,8 @@ def main():
         print(f"{d0['device']} ({d0['platform']}, driver {d0['driver']}). Grind time, ns per DOF x direction; "
               f"columns = directions per batch.\n")
         print("| run | tets | P | columns | apply (copy-BW %) | block solve, stored (refactorised) | sweep, stored (refactorised) "
-              "| levels | inversion | Bi-CGSTAB + sweep, resident (x sweep) |")
-        print("|---|---:|---:|---:|---|---|---|---:|---:|---|")
+              "| sweep by levels / by columns | levels | inversion | Bi-CGSTAB + sweep, resident (x sweep) |")
+        print("|---|---:|---:|---:|---|---|---|---|---:|---:|---|")
         for name, d in transport:
             si = d.get("stored_inverses") or {}
             res = d.get("solve_resident") or {}
@@ -55,7 +60,7 @@ def main():
                   f"| {d['apply']['grind_ns']:.3f} ({100 * d['apply']['bandwidth_fraction']:.0f} %) "
                   f"| {d['block_jacobi_full']['grind_ns']:.3f} ({si.get('block_jacobi_full_refactorised_grind_ns', float('nan')):.3f}) "
                   f"| {d['sweep']['grind_ns']:.3f} ({si.get('sweep_refactorised_grind_ns', float('nan')):.3f}) "
-                  f"| {d['sweep']['levels']} | {si.get('invert_grind_ns', float('nan')):.2f} "
+                  f"| {kernels(d)} | {d['sweep']['levels']} | {si.get('invert_grind_ns', float('nan')):.2f} "
                   f"| {res.get('grind_ns', float('nan')):.3f} ({res.get('over_sweep', float('nan')):.2f}) |")
     for name, d in gather:
         print(f"\n{name}: final gather kernel, {d['receivers']:,} receivers x {d['rays_per_receiver']} rays: "

@@ -49,6 +49,15 @@ bool clblast_available() { return DGRTE_HAVE_CLBLAST != 0; }
 
 std::string to_string(VolumeKernel v) { return v == VolumeKernel::clblast ? "clblast" : "own"; }
 
+std::string to_string(SweepKernel k) {
+  switch (k) {
+    case SweepKernel::automatic: return "automatic";
+    case SweepKernel::levels: return "levels";
+    case SweepKernel::columns: return "columns";
+  }
+  return "?";
+}
+
 std::string to_string(ElementSolve s) {
   switch (s) {
     case ElementSolve::automatic: return "automatic";
@@ -65,7 +74,7 @@ struct DeviceTransport::Impl {
   DeviceInfo info;
   bool single = false;
   std::size_t real_size = 8, acc_size = 8;
-  int apply_epg = 1, solve_epg = 1, invert_epg = 0, blas_wg = 256, dot_groups = 8;
+  int apply_epg = 1, solve_epg = 1, invert_epg = 0, sweep_slots = 0, blas_wg = 256, dot_groups = 8;
   std::size_t n = 0;  // dofs per column
   std::size_t budget = 0, resident = 0;
   std::string options;
@@ -91,6 +100,7 @@ struct DeviceTransport::Impl {
   bool inverses_ready = false;
   std::vector<double> column_directions, inverse_directions;
   ElementSolve last_element_solve = ElementSolve::refactorised;
+  SweepKernel last_sweep_kernel = SweepKernel::levels;
   int inversions = 0;
   long preconditioner_applications = 0;  // batched: one per call, whatever the columns
 
@@ -166,6 +176,10 @@ struct DeviceTransport::Impl {
       throw DeviceError(info.label() + ": stored element inverses of order " + std::to_string(data.order) + " need " +
                         std::to_string(per_inverse) + " bytes of local memory to compute, the device has " +
                         std::to_string(info.local_memory) + "; use the automatic or refactorised element solve");
+    // The column sweep's work-group: about 512 work-items, whole elements, within the local memory.
+    const std::size_t per_slot = static_cast<std::size_t>(4 * nfp + np) * real_size;
+    sweep_slots = std::max(1, std::min(512, max_wg) / np);
+    while (sweep_slots > 1 && static_cast<std::size_t>(sweep_slots) * per_slot > info.local_memory) --sweep_slots;
     blas_wg = opt.blas_work_group > 0 ? opt.blas_work_group : 256;
     while (blas_wg > max_wg) blas_wg /= 2;
     if ((blas_wg & (blas_wg - 1)) != 0) throw DeviceError("blas work-group size must be a power of two");
@@ -174,7 +188,7 @@ struct DeviceTransport::Impl {
     os << "-cl-std=CL1.2 -DNP=" << np << " -DNFP=" << nfp << " -DREAL=" << (single ? "float" : "double")
        << " -DACC=" << (acc_size == 8 ? "double" : "float") << " -DUSE_FP64=" << (info.fp64 ? 1 : 0)
        << " -DTANGENT_TOL=" << (single ? "1e-6f" : "1e-12") << " -DAPPLY_EPG=" << apply_epg << " -DSOLVE_EPG=" << solve_epg
-       << " -DINVERT_EPG=" << invert_epg
+       << " -DINVERT_EPG=" << invert_epg << " -DSWEEP_SLOTS=" << sweep_slots
        << " -DBLAS_WG=" << blas_wg << " -DDOT_GROUPS=" << dot_groups << " -DNSLOT=" << kSlots;
     options = os.str();
   }
@@ -187,7 +201,8 @@ struct DeviceTransport::Impl {
     for (const char* name : {"apply_operator", "block_jacobi", "scatter_source", "lift_inflow",
                              "gather_traces", "accumulate_moments", "max_change", "sweep_level", "dot_partial", "bicg_start", "bicg_rho",
                              "bicg_alpha", "bicg_omega", "bicg_check", "bicg_residual", "bicg_update_p", "bicg_update_s",
-                             "bicg_update_xr", "bicg_half", "bicg_finish_half", "copy_columns", "stream_copy", "apply_block_inverses", "sweep_level_stored"})
+                             "bicg_update_xr", "bicg_half", "bicg_finish_half", "copy_columns", "stream_copy", "apply_block_inverses", "sweep_level_stored",
+                             "sweep_columns_stored"})
       kernels[name] = cl::make_kernel(program, name);
     if (invert_epg > 0) kernels["invert_blocks"] = cl::make_kernel(program, "invert_blocks");
   }
@@ -534,6 +549,17 @@ struct DeviceTransport::Impl {
     if (use_inverses(cols)) {
       ensure_inverses(cols);
       last_element_solve = ElementSolve::stored_inverses;
+      const bool by_columns = opt.sweep_kernel == SweepKernel::columns ||
+                              (opt.sweep_kernel == SweepKernel::automatic &&
+                               static_cast<double>(cols) >= opt.columns_per_compute_unit * static_cast<double>(info.compute_units));
+      last_sweep_kernel = by_columns ? SweepKernel::columns : SweepKernel::levels;
+      if (by_columns) {
+        const auto wg = static_cast<std::size_t>(sweep_slots) * np;
+        launch("sweep_columns_stored", cols * wg, 0, wg, 0, K_int(), n_long(), cl_int(data.level_stride - 1), cl_int(data.level_stride),
+               plan_of_column, plan_level_begin, plan_order, plan_lagged, cl_int(has_lagged ? 1 : 0), lag, directions, geometry,
+               neighbour_node, lift, inverses, active, rhs, u);
+        return;
+      }
       const auto aepg = static_cast<std::size_t>(apply_epg);
       for (int l = 0; l + 1 < data.level_stride; ++l) {
         const auto width = static_cast<std::size_t>(level_width[static_cast<std::size_t>(l)]);
@@ -545,6 +571,7 @@ struct DeviceTransport::Impl {
       return;
     }
     last_element_solve = ElementSolve::refactorised;
+    last_sweep_kernel = SweepKernel::levels;
     for (int l = 0; l + 1 < data.level_stride; ++l) {
       const auto width = static_cast<std::size_t>(level_width[static_cast<std::size_t>(l)]);
       if (width == 0) continue;
@@ -734,6 +761,8 @@ void DeviceTransport::set_element_solve(ElementSolve s) {
   d.opt.element_solve = s;
 }
 ElementSolve DeviceTransport::element_solve_used() const { return impl_->last_element_solve; }
+void DeviceTransport::set_sweep_kernel(SweepKernel k) { impl_->opt.sweep_kernel = k; }
+SweepKernel DeviceTransport::sweep_kernel_used() const { return impl_->last_sweep_kernel; }
 int DeviceTransport::inversions() const { return impl_->inversions; }
 long DeviceTransport::preconditioner_applications() const { return impl_->preconditioner_applications; }
 

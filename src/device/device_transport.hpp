@@ -24,6 +24,12 @@ enum class VolumeKernel { own, clblast };
 // of device memory); automatic stores them when they fit the budget beside the batch's fields.
 enum class ElementSolve { automatic, stored_inverses, refactorised };
 std::string to_string(ElementSolve s);
+// How a sweep with stored inverses walks its levels: one launch per level for all columns (levels),
+// or one work-group per column looping over its levels (columns: no launch per level, but only as
+// many work-groups as columns); automatic picks columns when the batch has at least
+// `columns_per_compute_unit` columns per compute unit of the device.
+enum class SweepKernel { automatic, levels, columns };
+std::string to_string(SweepKernel k);
 bool clblast_available();  // built with CLBlast
 std::string to_string(VolumeKernel v);
 
@@ -34,6 +40,8 @@ struct DeviceOptions {
   // Work decomposition; 0 = chosen from the device (tunable per device, reported by launch_config()).
   VolumeKernel volume = VolumeKernel::own;
   ElementSolve element_solve = ElementSolve::automatic;
+  SweepKernel sweep_kernel = SweepKernel::automatic;
+  double columns_per_compute_unit = 0.5;
   std::size_t gemm_slice_bytes = std::size_t{64} << 20;  // CLBlast Gemm output per call (see volume_gemm)
   int apply_elements_per_group = 0, solve_elements_per_group = 0, blas_work_group = 0, dot_groups = 0;
   // Binary cache folder: "" = $DGRTE_KERNEL_CACHE, else $XDG_CACHE_HOME/dgrte/kernels, else
@@ -76,6 +84,8 @@ class DeviceTransport {
 
   // Switches the element-solve policy (benchmarks compare both on one upload).
   void set_element_solve(ElementSolve s);
+  void set_sweep_kernel(SweepKernel k);
+  SweepKernel sweep_kernel_used() const;  // of the last sweep (levels when it refactorised)
   // What the last sweep or full block Jacobi used (stored_inverses or refactorised), and how often
   // the inverses were computed so far.
   ElementSolve element_solve_used() const;

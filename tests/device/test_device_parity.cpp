@@ -197,22 +197,27 @@ TEST_P(DeviceParity, SweepMatchesCpuSweep) {
   const auto rhs = smooth_columns(disc, M), lagged = smooth_columns(disc, M);
   std::vector<int> plan_of_column(M);
   for (std::size_t c = 0; c < M; ++c) plan_of_column[c] = static_cast<int>(c);
-  for (const auto solve : {device::ElementSolve::stored_inverses, device::ElementSolve::refactorised}) {
+  using device::ElementSolve, device::SweepKernel;
+  for (const auto& [solve, kernel] : {std::pair{ElementSolve::stored_inverses, SweepKernel::levels},
+                                     std::pair{ElementSolve::stored_inverses, SweepKernel::columns},
+                                     std::pair{ElementSolve::refactorised, SweepKernel::levels}}) {
     dev.set_element_solve(solve);
+    dev.set_sweep_kernel(kernel);
     for (const bool with_lagged : {true, false}) {  // the larger reservation first: the inverses then stay
       std::vector<double> u(n * M, 0.0), u_cpu(n);
       dev.sweep(flat(kDirections), plan_of_column, rhs, u, with_lagged ? std::span<const double>(lagged) : std::span<const double>());
       EXPECT_EQ(dev.element_solve_used(), solve);
+      EXPECT_EQ(dev.sweep_kernel_used(), kernel);
       for (std::size_t c = 0; c < M; ++c) {
         std::fill(u_cpu.begin(), u_cpu.end(), 0.0);
         transport::sweep_pass(disc, plans[c], sigma, std::span(rhs).subspan(c * n, n), u_cpu,
                               with_lagged ? std::span(lagged).subspan(c * n, n) : std::span<const double>());
         EXPECT_LT(column_error(std::span(u).subspan(c * n, n), u_cpu), 1e-10)
-            << "direction " << c << " lagged " << with_lagged << " " << device::to_string(solve);
+            << "direction " << c << " lagged " << with_lagged << " " << device::to_string(solve) << " " << device::to_string(kernel);
       }
     }
   }
-  EXPECT_EQ(dev.inversions(), 1);  // both stored-inverse sweeps of the same batch used one inversion
+  EXPECT_EQ(dev.inversions(), 1);  // every stored-inverse sweep of the same batch used one inversion
 }
 
 // The stored inverses against their host twin (host_block_inverses + the product sweep), and
@@ -234,6 +239,7 @@ TEST_P(DeviceParity, StoredInversesMatchHostTwinAndFollowSigma) {
   for (std::size_t c = 0; c < M; ++c) plan_of_column[c] = static_cast<int>(c);
   const std::vector<int> active(M, 1);
   for (const double scale : {1.0, 3.0}) {
+    dev.set_sweep_kernel(scale == 1.0 ? device::SweepKernel::levels : device::SweepKernel::columns);
     if (scale != 1.0) {
       for (auto& v : data.sigma_t) v *= scale;
       for (auto& v : data.sigma_blocks) v *= scale;
