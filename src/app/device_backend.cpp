@@ -1,6 +1,10 @@
 #include "app/device_backend.hpp"
 #include "app/run_case.hpp"
 #include "device/device_gather.hpp"
+#include "device/device_line_sum.hpp"
+#include "gas/lbl.hpp"
+#include "gas/voigt.hpp"
+#include "gas/yaml_options.hpp"
 
 #include "backend/device_data.hpp"
 #include "common/error.hpp"
@@ -15,6 +19,7 @@
 #include <iostream>
 #include <memory>
 #include <filesystem>
+#include <functional>
 #include <unistd.h>
 
 namespace dgrte::app {
@@ -48,6 +53,28 @@ BackendChoice choose_backend(const io::SolverSpec& solver) {
   }
   return c;
 }
+
+std::string move_line_sums_to_device(gas::LoadedModel& model, const BackendChoice& choice) {
+  if (!model.lbl || !choice.opencl) return {};
+  const auto w = gas::weideman_coefficients();
+  std::shared_ptr<device::DeviceLineSum> sum;
+  try {
+    sum = std::make_shared<device::DeviceLineSum>(choice.options.device, device::VoigtConstants{w.L, gas::kVoigtAsymptoticS, w.a},
+                                                  choice.options.cache_dir);
+  } catch (const device::DeviceError& e) {
+    throw InputError(fmt::format("model lbl with the OpenCL backend: the line sums need the device in double precision: {}; "
+                                 "use solver.backend: cpu",
+                                 e.what()));
+  }
+  model.lbl->set_line_sum(
+      [sum](const gas::LblLineArrays& a, std::span<const double> grid, double cutoff, std::span<double> kappa) {
+        sum->accumulate({a.key, a.center, a.strength, a.gamma_d, a.gamma_l, a.center_margin, grid, cutoff}, kappa);
+      },
+      "opencl");
+  return sum->info().label();
+}
+
+std::string property_backend(const gas::LoadedModel& model) { return model.lbl ? model.lbl->property_backend() : "cpu"; }
 
 nlohmann::json backend_summary(const BackendChoice& choice, const device::DeviceTransport* dev) {
   nlohmann::json j = {{"type", choice.opencl ? "opencl" : "cpu"}, {"reason", choice.reason}};
@@ -132,39 +159,79 @@ void export_gather(const io::CaseSpec& cs, const std::string& case_file, const s
   if (!quiet) std::cout << fmt::format("wrote {} ({})\n", out, description);
 }
 
-void export_case(const std::string& case_file, const std::string& out, bool quiet) {
-  const auto cs = io::read_case(case_file);
-  if (cs.output.final_gather) return export_gather(cs, case_file, out, quiet);
+// The case's mesh, discretisation, quadrature (null for `directions:` cases) and medium, handed to body.
+void with_case_medium(const io::CaseSpec& cs, const std::function<void(const transport::Discretization&, const angular::Quadrature*,
+                                                                         const problem::Medium&)>& body) {
   io::check_mesh_file_exists(cs.mesh);
   const auto mesh = cs.mesh.file.empty() ? mesh::mesh_geo(cs.mesh.geo, cs.mesh.size) : mesh::read_mesh(cs.mesh.file);
   const auto disc = transport::make_discretization(mesh, cs.order);
   std::unique_ptr<angular::Quadrature> quad;
   if (cs.angular) quad = std::make_unique<angular::Quadrature>(problem::build_quadrature(*cs.angular));
   const auto medium = problem::build_medium(cs, disc, quad.get());
-  std::vector<std::string> warnings;
-  const problem::Walls walls(cs, disc, quad.get(), warnings);
-  std::vector<transport::Vec3> dirs;
-  if (quad)
-    for (std::size_t m = 0; m < quad->size(); ++m) dirs.push_back(walls.streaming(static_cast<int>(m)));
-  else
-    dirs = cs.directions;
-  std::vector<std::vector<double>> rhs;
-  std::vector<transport::SweepPlan> plans;
-  const std::vector<double> state(walls.state_size(), 0.0), specular(walls.specular_size(), 0.0);
-  std::vector<double> g(walls.num_faces() * walls.face_nodes());
-  for (std::size_t m = 0; m < dirs.size(); ++m) {
-    std::vector<double> r(medium.emission);
-    problem::add_user_source(medium, disc, dirs[m], r);
-    walls.inflow(quad ? static_cast<int>(m) : -1, dirs[m], true, state, specular, g);
-    walls.lift(dirs[m], g, r);
-    rhs.push_back(std::move(r));
-    plans.push_back(transport::plan_sweep(disc, dirs[m]));
-  }
-  auto data = backend::device_data(disc, medium.extinction);
-  backend::add_directions(data, dirs, rhs, plans);
-  data.description = fmt::format("{}: {} tets, P{}, {} directions", case_file, disc.num_elements(), cs.order, dirs.size());
-  device::write_transport_data(out, data);
-  if (!quiet) std::cout << fmt::format("wrote {} ({})\n", out, data.description);
+  body(disc, quad.get(), medium);
+}
+
+// The line sum of the hottest gas state of `medium` on the LBL model's grid (the line arrays, the grid,
+// the cut-off and the Voigt constants) as a line-sum dump.
+void write_line_sum(const io::CaseSpec& cs, const std::string& case_file, const std::string& out, bool quiet, const problem::Medium& medium) {
+  if (medium.gas.empty()) throw InputError(fmt::format("{}: --line-sum: the medium has no gas states", case_file));
+  gas::YamlMap section(*cs.model, "model", cs.file.string());
+  auto model = gas::make_model(section, {}, medium.gas);
+  if (!model.lbl) throw InputError(fmt::format("{}: --line-sum needs model type lbl, not {}", section.where("type"), model.type));
+  const auto hottest = std::max_element(medium.gas.begin(), medium.gas.end(),
+                                        [](const gas::GasState& a, const gas::GasState& b) { return a.temperature < b.temperature; });
+  const auto a = model.lbl->line_arrays(*hottest);
+  const auto w = gas::weideman_coefficients();
+  device::LineSumDump d;
+  d.key = a.key, d.center = a.center, d.strength = a.strength, d.gamma_d = a.gamma_d, d.gamma_l = a.gamma_l;
+  d.grid = model.lbl->grid();
+  d.center_margin = a.center_margin;
+  d.cutoff = model.lbl->wing_cutoff();
+  d.voigt.L = w.L, d.voigt.split = gas::kVoigtAsymptoticS, d.voigt.a = w.a;
+  d.description = fmt::format("{}: line sum of {} lines on {} grid points ({:.6g}-{:.6g} cm-1), T {:.6g} K", case_file, a.size(),
+                              d.grid.size(), d.grid.front(), d.grid.back(), hottest->temperature);
+  device::write_line_sum_dump(out, d);
+  if (!quiet) std::cout << fmt::format("wrote {} ({})\n", out, d.description);
+}
+
+// A case with model type lbl: its line-sum dump (write_line_sum).
+void export_line_sum(const io::CaseSpec& cs, const std::string& case_file, const std::string& out, bool quiet) {
+  if (!cs.model) throw InputError(fmt::format("{}: --line-sum needs a case with a gas model of type lbl", case_file));
+  with_case_medium(cs, [&](const transport::Discretization&, const angular::Quadrature*, const problem::Medium& medium) {
+    write_line_sum(cs, case_file, out, quiet, medium);
+  });
+}
+
+void export_case(const std::string& case_file, const std::string& out, bool quiet, bool line_sum) {
+  const auto cs = io::read_case(case_file);
+  if (line_sum) return export_line_sum(cs, case_file, out, quiet);
+  if (cs.output.final_gather) return export_gather(cs, case_file, out, quiet);
+  with_case_medium(cs, [&](const transport::Discretization& disc, const angular::Quadrature* quad, const problem::Medium& medium) {
+    std::vector<std::string> warnings;
+    const problem::Walls walls(cs, disc, quad, warnings);
+    std::vector<transport::Vec3> dirs;
+    if (quad)
+      for (std::size_t m = 0; m < quad->size(); ++m) dirs.push_back(walls.streaming(static_cast<int>(m)));
+    else
+      dirs = cs.directions;
+    std::vector<std::vector<double>> rhs;
+    std::vector<transport::SweepPlan> plans;
+    const std::vector<double> state(walls.state_size(), 0.0), specular(walls.specular_size(), 0.0);
+    std::vector<double> g(walls.num_faces() * walls.face_nodes());
+    for (std::size_t m = 0; m < dirs.size(); ++m) {
+      std::vector<double> r(medium.emission);
+      problem::add_user_source(medium, disc, dirs[m], r);
+      walls.inflow(quad ? static_cast<int>(m) : -1, dirs[m], true, state, specular, g);
+      walls.lift(dirs[m], g, r);
+      rhs.push_back(std::move(r));
+      plans.push_back(transport::plan_sweep(disc, dirs[m]));
+    }
+    auto data = backend::device_data(disc, medium.extinction);
+    backend::add_directions(data, dirs, rhs, plans);
+    data.description = fmt::format("{}: {} tets, P{}, {} directions", case_file, disc.num_elements(), cs.order, dirs.size());
+    device::write_transport_data(out, data);
+    if (!quiet) std::cout << fmt::format("wrote {} ({})\n", out, data.description);
+  });
 }
 
 }  // namespace
@@ -181,12 +248,15 @@ void add_device_commands(CLI::App& app) {
   auto case_file = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   auto quiet = std::make_shared<bool>(false);
+  auto line_sum = std::make_shared<bool>(false);
   exp->add_option("case", *case_file, "Case file (YAML)")->required()->check(CLI::ExistingFile);
   exp->add_option("-o,--output", *out, "Dump file to write")->required();
   exp->add_flag("-q,--quiet", *quiet, "Print nothing but errors");
-  exp->callback([case_file, out, quiet] {
+  exp->add_flag("--line-sum", *line_sum, "A case with model type lbl: its hottest state's line-by-line sum instead (the device's "
+                                         "line-sum kernel)");
+  exp->callback([case_file, out, quiet, line_sum] {
     try {
-      export_case(*case_file, *out, *quiet);
+      export_case(*case_file, *out, *quiet, *line_sum);
     } catch (const device::DeviceError& e) {
       throw InputError(e.what());
     }

@@ -2,6 +2,7 @@
 // Choosing where a run's transport solves go (solver.backend, --backend) and the OpenCL pieces of
 // the command line: `dgrte devices` and `dgrte export`.
 #include "device/device_transport.hpp"
+#include "gas/model_factory.hpp"
 #include "io/case_file.hpp"
 
 #include <CLI/CLI.hpp>
@@ -24,6 +25,12 @@ BackendChoice choose_backend(const io::SolverSpec& solver);
 
 // summary.json "backend": {type, platform, device, fp64, precision, ...}.
 nlohmann::json backend_summary(const BackendChoice& choice, const device::DeviceTransport* dev);
+
+// A line-by-line model's line sums (LblModel::prepare, spectrum) on the OpenCL device of `choice`
+// (opencl/lbl_line_sum.cl); nothing for other models or the CPU backend. Returns the device's label,
+// or "" when the sums stay on the host. summary.json spectral.property_backend says which.
+std::string move_line_sums_to_device(gas::LoadedModel& model, const BackendChoice& choice);
+std::string property_backend(const gas::LoadedModel& model);  // "opencl" or "cpu"
 
 // `dgrte devices` and `dgrte export CASE -o FILE`.
 void add_device_commands(CLI::App& app);

@@ -553,6 +553,8 @@ gas::LoadedModel load_gas_model(Setup& s, std::span<const gas::GasState> states)
                                  "its k-distribution form (type: snbck) or another k-type model",
                                  section.where("type"), model.type));
   s.log(fmt::format("  gas model {}: {} spectral points", model.name(), model.spectral->num_spectral_points()));
+  if (const auto device = move_line_sums_to_device(model, choose_backend(s.cs.solver)); !device.empty())
+    s.log(fmt::format("  line-by-line sums on {}", device));
   return model;
 }
 
@@ -890,6 +892,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   if (model.spectral)
     summary["spectral"] = {{"model", model.name()},
                            {"type", model.type},
+                           {"property_backend", property_backend(model)},
                            {"spectral_points", spectral_run.spectral_points},
                            {"property_seconds", spectral_run.property_seconds},
                            {"transport_seconds", spectral_run.transport_seconds},
@@ -1214,6 +1217,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
   if (gas_model.spectral)
     summary["spectral"] = {{"model", gas_model.name()},
                            {"type", gas_model.type},
+                           {"property_backend", property_backend(gas_model)},
                            {"spectral_points", props.spectral_points},
                            {"property_seconds", props.property_seconds},
                            {"sampling", cs.solver.mc.per_path ? "per_path" : "per_point"},

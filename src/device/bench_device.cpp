@@ -5,8 +5,10 @@
 //                      [--preconditioner partial|full|sweep|none] [--rtol 1e-8] [--host] [--no-clblast] [--list]
 // On a final-gather dump (`dgrte export` of a case with output.final_gather) it times the gather's
 // kernel instead: every receiver's first --rays rays (default 256) in tasks of 32, as one pass of
-// the host's doubling control sends them (the transport options do not apply there).
+// the host's doubling control sends them (the transport options do not apply there). On a line-sum
+// dump (`dgrte export --line-sum` of an LBL case) it times the line-by-line sum.
 #include "device/device_gather.hpp"
+#include "device/device_line_sum.hpp"
 #include "device/device_transport.hpp"
 #include "device/host_kernels.hpp"
 
@@ -130,6 +132,42 @@ int bench_gather(const Args& a) {
   return 0;
 }
 
+// The line-by-line sum on a line-sum dump: --repeats calls of the whole accumulate (uploads, kernel,
+// read-back) and the kernel alone; pairs = line x grid-point pairs inside the wing cut-off.
+int bench_line_sum(const Args& a) {
+  const LineSumDump d = read_line_sum_dump(a.file);
+  DeviceLineSum sum(a.device, d.voigt);
+  const auto in = d.input();
+  const std::uint64_t pairs = DeviceLineSum::pairs_within_cutoff(in);
+  std::vector<double> kappa(d.grid.size(), 0.0);
+  sum.accumulate(in, kappa);  // warm-up
+  double kmax = 0, ksum = 0;
+  for (const double k : kappa) kmax = std::max(kmax, k), ksum += k;
+  std::vector<double> total, kernel;
+  for (int i = 0; i < std::max(1, a.repeats); ++i) {
+    std::fill(kappa.begin(), kappa.end(), 0.0);
+    const double k0 = sum.kernel_seconds();
+    const auto t0 = Clock::now();
+    sum.accumulate(in, kappa);
+    total.push_back(seconds_since(t0));
+    kernel.push_back(sum.kernel_seconds() - k0);
+  }
+  std::sort(total.begin(), total.end());
+  std::sort(kernel.begin(), kernel.end());
+  const double t = total[total.size() / 2], tk = kernel[kernel.size() / 2];
+  const auto& info = sum.info();
+  std::printf("{\n  \"kind\": \"line_sum\",\n  \"device\": %s,\n  \"platform\": %s,\n  \"driver\": %s,\n  \"problem\": %s,\n",
+              quoted(info.name).c_str(), quoted(info.platform).c_str(), quoted(info.driver_version).c_str(), quoted(d.description).c_str());
+  std::printf("  \"lines\": %zu,\n  \"grid_points\": %zu,\n  \"cutoff_cm\": %.6g,\n  \"pairs_within_cutoff\": %llu,\n", d.key.size(),
+              d.grid.size(), d.cutoff, static_cast<unsigned long long>(pairs));
+  std::printf("  \"kernel_build_seconds\": %.3f,\n  \"kernel_cache_hit\": %s,\n  \"repeats\": %zu,\n", sum.build_seconds(),
+              sum.cache_hit() ? "true" : "false", total.size());
+  std::printf("  \"seconds_median\": %.6g,\n  \"kernel_seconds_median\": %.6g,\n  \"pairs_per_second\": %.6g,\n"
+              "  \"kernel_pairs_per_second\": %.6g,\n  \"kappa_max\": %.17g,\n  \"kappa_sum\": %.17g\n}\n",
+              t, tk, static_cast<double>(pairs) / t, static_cast<double>(pairs) / tk, kmax, ksum);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -142,6 +180,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (is_gather_dump(a.file)) return bench_gather(a);
+    if (is_line_sum_dump(a.file)) return bench_line_sum(a);
     const TransportData data = read_transport_data(a.file);
     DeviceOptions opt;
     opt.device = a.device;

@@ -322,8 +322,7 @@ void LblModel::prepare(std::span<const GasState> medium, std::span<const double>
     lbl_line_arrays(data_, tips_, distinct[k], opt_, a);
     double* kappa = red_.kdistribution ? full.data() : cache_.data() + k * per;
     std::fill(kappa, kappa + grid_.size(), 0.0);
-    lbl_accumulate_voigt(a.size(), a.key.data(), a.center.data(), a.strength.data(), a.gamma_d.data(),
-                         a.gamma_l.data(), a.center_margin, grid_.size(), grid_.data(), opt_.wing_cutoff, kappa);
+    sum_lines(a, grid_, std::span<double>(kappa, grid_.size()));
     if (!red_.kdistribution) continue;
     for (std::size_t b = 0; b < bands_.size(); ++b) {
       band_quantiles(std::span<double>(full.data() + bands_[b].first, bands_[b].last - bands_[b].first),
@@ -395,9 +394,26 @@ bool LblModel::spectrum(const GasState& state, std::span<const double> wavenumbe
   LblLineArrays a;
   lbl_line_arrays(data_, tips_, state, opt_, a);
   std::fill(kappa.begin(), kappa.end(), 0.0);
-  lbl_accumulate_voigt(a.size(), a.key.data(), a.center.data(), a.strength.data(), a.gamma_d.data(), a.gamma_l.data(),
-                       a.center_margin, wavenumbers.size(), wavenumbers.data(), opt_.wing_cutoff, kappa.data());
+  sum_lines(a, wavenumbers, kappa);
   return true;
+}
+
+LblLineArrays LblModel::line_arrays(const GasState& state) const {
+  check_state(state);
+  LblLineArrays a;
+  lbl_line_arrays(data_, tips_, state, opt_, a);
+  return a;
+}
+
+void LblModel::set_line_sum(LineSum sum, std::string backend) {
+  line_sum_ = std::move(sum);
+  line_sum_backend_ = line_sum_ ? std::move(backend) : std::string("cpu");
+}
+
+void LblModel::sum_lines(const LblLineArrays& a, std::span<const double> grid, std::span<double> kappa) const {
+  if (line_sum_) return line_sum_(a, grid, opt_.wing_cutoff, kappa);
+  lbl_accumulate_voigt(a.size(), a.key.data(), a.center.data(), a.strength.data(), a.gamma_d.data(), a.gamma_l.data(),
+                       a.center_margin, grid.size(), grid.data(), opt_.wing_cutoff, kappa.data());
 }
 
 void LblModel::emission_weight(int j, std::span<const GasState> states, std::span<const double> source_temperature,

@@ -19,6 +19,7 @@
 // data-parallel over lines x wavenumbers and OpenMP-parallel over blocks of grid points, so that an
 // OpenCL/GPU kernel can take it over with the same arguments.
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -118,6 +119,10 @@ struct LblModelConfig {
 // sum to 1. prepare() computes and caches the full spectrum of every distinct state of the medium
 // (if distinct states x grid points <= cache_limit); states not in the cache are evaluated by direct
 // summation over the lines within the cut-off of grid[j] (no allocation).
+// A replacement for lbl_accumulate_voigt on one state's line arrays (an OpenCL device's, say):
+// kappa[p] += the line sum at grid[p].
+using LineSum = std::function<void(const LblLineArrays& lines, std::span<const double> grid, double cutoff, std::span<double> kappa)>;
+
 class LblModel : public SpectralModel {
  public:
   explicit LblModel(const LblModelConfig& cfg);
@@ -136,7 +141,14 @@ class LblModel : public SpectralModel {
   // kappa_nu [1/m] at arbitrary ascending wavenumbers (full line summation, any state).
   bool spectrum(const GasState& state, std::span<const double> wavenumbers, std::span<double> kappa) const override;
 
+  // The line sums of prepare() and spectrum() go to `sum` (named `backend`, e.g. "opencl") instead of
+  // lbl_accumulate_voigt; kappa_direct (single grid points) stays on the host.
+  void set_line_sum(LineSum sum, std::string backend);
+  const std::string& property_backend() const { return line_sum_backend_; }  // "cpu" unless set_line_sum
+
   const std::vector<double>& grid() const { return grid_; }
+  double wing_cutoff() const { return opt_.wing_cutoff; }
+  LblLineArrays line_arrays(const GasState& state) const;  // what the line sums of `state` take
   std::size_t num_lines() const { return data_.size(); }
   // kappa at grid point j by direct line summation (no cache).
   double kappa_direct(int j, const GasState& s) const;
@@ -153,6 +165,10 @@ class LblModel : public SpectralModel {
   // Sorted-band quantiles of kappa (one band's grid values) at the Gauss points, into out[0..G).
   void band_quantiles(std::span<double> band_kappa, double* out) const;
 
+  void sum_lines(const LblLineArrays& a, std::span<const double> grid, std::span<double> kappa) const;
+
+  LineSum line_sum_;
+  std::string line_sum_backend_ = "cpu";
   TipsTable tips_;
   LblLineData data_;
   std::vector<double> grid_, edges_;

@@ -207,7 +207,9 @@ LoadedModel make_lbl(YamlMap& o, const ModelContext& ctx) {
     throw InputError(fmt::format("{}: band_width and gauss_points apply only with reduction: kdistribution",
                                  o.key_path("reduction")));
   LoadedModel m;
-  m.spectral = std::make_unique<LblModel>(cfg);
+  auto lbl = std::make_unique<LblModel>(cfg);
+  m.lbl = lbl.get();
+  m.spectral = std::move(lbl);
   return m;
 }
 

@@ -17,6 +17,8 @@
 
 namespace dgrte::gas {
 
+class LblModel;
+
 struct LoadedModel {
   std::string type;                          // the `type:` key (gray, planck-mean, wsgg, snb, snbck, ...)
   std::unique_ptr<SpectralModel> spectral;   // every k-type model (sum of gray gases)
@@ -25,6 +27,9 @@ struct LoadedModel {
   // Soot (gas/soot.hpp), when the medium holds soot or the section has a `soot:` block; `spectral`
   // is then a SootyModel around the gas model.
   std::optional<SootOptions> soot;
+  // Type lbl: the line-by-line model inside `spectral` (owned there, around it a SootyModel or not),
+  // for a caller that moves its line sums to a device (LblModel::set_line_sum).
+  LblModel* lbl = nullptr;
   std::string name() const { return spectral ? spectral->name() : snb ? snb->name() : type; }
 };
 

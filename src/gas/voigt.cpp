@@ -84,6 +84,11 @@ inline void humlicek2_w(double x, double y, double& wr, double& wi) {
 
 }  // namespace
 
+WeidemanCoefficients weideman_coefficients() {
+  const Weideman& w = weideman();
+  return {w.L, std::vector<double>(w.a.begin(), w.a.end())};
+}
+
 std::complex<double> faddeeva(double x, double y) {
   double wr = 0, wi = 0;
   if (std::abs(x) + y >= kVoigtAsymptoticS) {

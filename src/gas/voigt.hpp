@@ -14,6 +14,7 @@
 // 1e-6 <= y <= 1e3, 0 <= x <= 1e4: max relative error 2.1e-6 (at x = 7.4, y = 1e-6, just inside the
 // Weideman region), mean 4.8e-8. Test bound: 5e-6.
 #include <complex>
+#include <vector>
 
 namespace dgrte::gas {
 
@@ -24,6 +25,14 @@ std::complex<double> faddeeva(double x, double y);
 
 // Voigt function K(x, y) = Re w(x + i y), y >= 0 (real arithmetic; the hot-path routine).
 double voigt_k(double x, double y);
+
+// The Weideman series' constants: L and a[0..N] (a[0] unused), for kernels that evaluate voigt_k
+// elsewhere with the same arithmetic (opencl/lbl_line_sum.cl).
+struct WeidemanCoefficients {
+  double L = 0;
+  std::vector<double> a;
+};
+WeidemanCoefficients weideman_coefficients();
 
 // Area-normalised Voigt profile [1/cm^-1] at detuning dnu [cm^-1] from the line centre, for Doppler
 // HWHM gamma_d > 0 and Lorentz HWHM gamma_l >= 0 (both cm^-1).

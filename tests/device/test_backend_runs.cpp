@@ -53,6 +53,31 @@ TEST(BackendRuns, ScatteringWithReflectingWallsMatchesCpu) {
   }
 }
 
+// A line-by-line gas (the HITRAN H2O fragment) with solver.backend: opencl: the line sums go to the
+// device too (summary.json spectral.property_backend, the contract), and the wall fluxes are the CPU
+// run's.
+TEST(BackendRuns, LineByLineSumsOnTheDevice) {
+  if (opencl_missing()) GTEST_SKIP() << "no OpenCL platform (install pocl-opencl-icd): backend parity not tested";
+  auto body = [](const std::string& backend) {
+    return "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/mms/cube.geo, size: 1.0}\norder: 1\n"
+           "angular: {quadrature: sn, order: 2}\n"
+           "model: {type: lbl, par_files: [" DGRTE_SOURCE_DIR "/gasdata/lbl/hitran_fragments/hitran_2016_H2O_2iso_2000_2100cm.par], "
+           "nu_min: 2040, nu_max: 2060, dnu: 0.5}\n"
+           "media:\n  \"*\": {temperature: \"1000 + 400*x\", pressure: \"1\", x_h2o: \"0.2\"}\n"
+           "boundaries:\n  \"*\": {type: black, temperature: 300}\n"
+           "solver: {backend: " + backend + "}\noutput: {vtk: false}\n";
+  };
+  const auto cpu = test_support::run_yaml("dgrte_backend_runs", "lbl_cpu", body("cpu")).summary;
+  const auto ocl = test_support::run_yaml("dgrte_backend_runs", "lbl_ocl", body("opencl")).summary;
+  EXPECT_EQ(cpu["spectral"]["property_backend"], "cpu");
+  EXPECT_EQ(ocl["spectral"]["property_backend"], "opencl");
+  for (const auto& [name, wall] : cpu["walls"].items()) {
+    if (!wall.is_object() || !wall.contains("q_in_W")) continue;
+    const double a = wall["q_in_W"].get<double>(), b = ocl["walls"][name]["q_in_W"].get<double>();
+    EXPECT_NEAR(b, a, 1e-9 * std::abs(a)) << "wall " << name;
+  }
+}
+
 TEST(BackendRuns, DirectionsRunMatchesCpu) {
   if (opencl_missing()) GTEST_SKIP() << "no OpenCL platform (install pocl-opencl-icd): backend parity not tested";
   auto body = [](const std::string& backend, const std::string& pc) {
