@@ -6,7 +6,7 @@
 # (src/device) against the CUDA toolkit's OpenCL and runs dgrte-bench-device on every dump in .gpu/:
 # transport dumps in double and single precision with the sweep preconditioner (stored inverses
 # against refactorised element solves, the device-resident Bi-CGSTAB against the bare sweep),
-# final-gather dumps once. JSON per run in $OUT/results.txt. Extra arguments go to every call.
+# final-gather and line-sum dumps once (names containing "gather" or "line_sum"). JSON per run in $OUT/results.txt. Extra arguments go to every call.
 set -uo pipefail
 G=$(pwd)/.gpu
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -39,6 +39,8 @@ for z in "$G"/*.bin.xz; do
   xz -dc "$z" > "$b" 2>/dev/null || python3 -c "import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2],'wb'))" "$z" "$b"
   if [[ $n == *gather* ]]; then
     run "$n" "$b" --repeats 3 "$@"
+  elif [[ $n == *line_sum* ]]; then
+    run "$n" "$b" --repeats 5 "$@"
   else
     run "$n-double" "$b" --repeats 3 --preconditioner sweep --no-clblast "$@"
     run "$n-single" "$b" --repeats 3 --single --preconditioner sweep --no-clblast "$@"
