@@ -186,6 +186,17 @@ inline REAL apply_inverse(__global const REAL* inv, __local const REAL* r, int i
   return x;
 }
 
+// Row i of an element's stored inverse into private memory: the sweeps load it (and the right-hand
+// side) before they wait for the upwind values, so that its latency overlaps theirs.
+inline void load_inverse_row(__global const REAL* inv, int i, REAL* row) {
+  for (int j = 0; j < NP; ++j) row[j] = inv[j * NP + i];
+}
+inline REAL apply_inverse_row(const REAL* row, __local const REAL* r) {
+  REAL x = 0;
+  for (int j = 0; j < NP; ++j) x += row[j] * r[j];
+  return x;
+}
+
 // z = B^-1 r with the stored inverses (block Jacobi with the full block).
 __kernel void apply_block_inverses(const int K, const long n, __global const REAL* inverses, __global const int* active,
                                    __global const REAL* r, __global REAL* z) {

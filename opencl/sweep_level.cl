@@ -91,17 +91,20 @@ __kernel void sweep_level_stored(const int K, const long n, const int level, con
   __global const REAL* uc = u + c * n;
   __global const REAL* lc = lagged + (has_lagged ? c * n : 0);
   const uchar lag = live ? lagged_faces[(long)p * K + e] : 0;
-  stage_upwind(upwind + le * FACE_VALUES, i, live, e, g, sx, sy, sz, lag, has_lagged, lc, uc, neighbour_node);
-  barrier(CLK_LOCAL_MEM_FENCE);
   const long k = (long)e * NP + i;
+  REAL row[NP];
   REAL ri = 0;
   if (live) {
+    load_inverse_row(inverses + ((long)c * K + e) * (NP * NP), i, row);
     ri = rhs[c * n + k];
-    for (int q = 0; q < FACE_VALUES; ++q) ri -= lift[q * NP + i] * upwind[le * FACE_VALUES + q];
   }
+  stage_upwind(upwind + le * FACE_VALUES, i, live, e, g, sx, sy, sz, lag, has_lagged, lc, uc, neighbour_node);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (live)
+    for (int q = 0; q < FACE_VALUES; ++q) ri -= lift[q * NP + i] * upwind[le * FACE_VALUES + q];
   r[lid] = ri;
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (live) u[c * n + k] = apply_inverse(inverses + ((long)c * K + e) * (NP * NP), r + le * NP, i);
+  if (live) u[c * n + k] = apply_inverse_row(row, r + le * NP);
 }
 
 // Every level of a column's sweep in one work-group, the levels in order with a barrier between them:
@@ -126,28 +129,34 @@ __kernel void sweep_columns_stored(const int K, const long n, const int levels, 
   const REAL sx = directions[3 * c], sy = directions[3 * c + 1], sz = directions[3 * c + 2];
   __global const REAL* uc = u + c * n;
   __global const REAL* lc = lagged + (has_lagged ? c * n : 0);
+  __global const int* bounds = level_begin + p * level_stride;
+  int begin = bounds[0];
   for (int l = 0; l < levels; ++l) {
-    const int begin = level_begin[p * level_stride + l], end = level_begin[p * level_stride + l + 1];
+    const int end = bounds[l + 1];
     for (int t0 = begin; t0 < end; t0 += SWEEP_SLOTS) {
       const int t = t0 + le;
       const bool live = t < end;
       const int e = live ? orders[(long)p * K + t] : 0;
       __global const REAL* g = geometry + (long)e * GEO_STRIDE;
       const uchar lag = live ? lagged_faces[(long)p * K + e] : 0;
-      stage_upwind(upwind + le * FACE_VALUES, i, live, e, g, sx, sy, sz, lag, has_lagged, lc, uc, neighbour_node);
-      barrier(CLK_LOCAL_MEM_FENCE);
       const long k = (long)e * NP + i;
+      REAL row[NP];
       REAL ri = 0;
       if (live) {
+        load_inverse_row(inverses + ((long)c * K + e) * (NP * NP), i, row);
         ri = rhs[c * n + k];
-        for (int q = 0; q < FACE_VALUES; ++q) ri -= lift[q * NP + i] * upwind[le * FACE_VALUES + q];
       }
+      stage_upwind(upwind + le * FACE_VALUES, i, live, e, g, sx, sy, sz, lag, has_lagged, lc, uc, neighbour_node);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (live)
+        for (int q = 0; q < FACE_VALUES; ++q) ri -= lift[q * NP + i] * upwind[le * FACE_VALUES + q];
       r[lid] = ri;
       barrier(CLK_LOCAL_MEM_FENCE);
-      if (live) u[c * n + k] = apply_inverse(inverses + ((long)c * K + e) * (NP * NP), r + le * NP, i);
+      if (live) u[c * n + k] = apply_inverse_row(row, r + le * NP);
       // The chunk's u before any later level reads it, and the local arrays free for the next chunk.
       barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     }
+    begin = end;
   }
 }
 #endif

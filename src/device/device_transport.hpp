@@ -26,8 +26,9 @@ enum class ElementSolve { automatic, stored_inverses, refactorised };
 std::string to_string(ElementSolve s);
 // How a sweep with stored inverses walks its levels: one launch per level for all columns (levels),
 // or one work-group per column looping over its levels (columns: no launch per level, but only as
-// many work-groups as columns); automatic picks columns when the batch has at least
-// `columns_per_compute_unit` columns per compute unit of the device.
+// many work-groups as columns); automatic picks columns when the mean level width is at most one
+// chunk of the column kernel's work-group and the batch has at least `columns_per_compute_unit`
+// columns per compute unit of the device.
 enum class SweepKernel { automatic, levels, columns };
 std::string to_string(SweepKernel k);
 bool clblast_available();  // built with CLBlast
