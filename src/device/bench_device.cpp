@@ -197,13 +197,14 @@ int main(int argc, char** argv) {
     const ElementSolve element_solve = dev.element_solve_used();
     const SweepKernel sweep_kernel = dev.sweep_kernel_used();
     // Both ways of walking the levels with stored inverses, side by side.
-    double t_sweep_levels = 0, t_sweep_columns = 0;
+    double t_sweep_levels = 0, t_sweep_columns = 0, sweep_kernel_difference = -1;
     if (element_solve == ElementSolve::stored_inverses && data.has_plans()) {
       dev.set_sweep_kernel(SweepKernel::levels);
       t_sweep_levels = dev.time_sweep(cols, a.repeats);
       dev.set_sweep_kernel(SweepKernel::columns);
       t_sweep_columns = dev.time_sweep(cols, a.repeats);
       dev.set_sweep_kernel(SweepKernel::automatic);
+      sweep_kernel_difference = dev.compare_sweep_kernels(cols);
     }
     const double t_invert = dev.time_invert_blocks(cols, a.repeats);
     // Krylov around the preconditioner, device-resident (item 3 of issue 30: against the bare sweep).
@@ -290,8 +291,9 @@ int main(int argc, char** argv) {
     std::printf("  \"sweep\": {\"seconds\": %.6g, \"grind_ns\": %.4g, \"levels\": %d, \"kernel\": \"%s\"},\n", t_sweep, grind(t_sweep, cols),
                 data.level_stride > 0 ? data.level_stride - 1 : 0, to_string(sweep_kernel).c_str());
     if (t_sweep_levels > 0)
-      std::printf("  \"sweep_kernels\": {\"levels_grind_ns\": %.4g, \"columns_grind_ns\": %.4g, \"compute_units\": %u},\n",
-                  grind(t_sweep_levels, cols), grind(t_sweep_columns, cols), dev.device().compute_units);
+      std::printf("  \"sweep_kernels\": {\"levels_grind_ns\": %.4g, \"columns_grind_ns\": %.4g, \"compute_units\": %u, "
+                  "\"max_relative_difference\": %.3g},\n",
+                  grind(t_sweep_levels, cols), grind(t_sweep_columns, cols), dev.device().compute_units, sweep_kernel_difference);
     std::printf("  \"element_solve\": \"%s\",\n", to_string(element_solve).c_str());
     if (element_solve == ElementSolve::stored_inverses)
       std::printf("  \"stored_inverses\": {\"bytes\": %.6g, \"invert_seconds\": %.6g, \"invert_grind_ns\": %.4g, "

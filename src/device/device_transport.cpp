@@ -176,10 +176,8 @@ struct DeviceTransport::Impl {
       throw DeviceError(info.label() + ": stored element inverses of order " + std::to_string(data.order) + " need " +
                         std::to_string(per_inverse) + " bytes of local memory to compute, the device has " +
                         std::to_string(info.local_memory) + "; use the automatic or refactorised element solve");
-    // The column sweep's work-group: about 512 work-items, whole elements, within the local memory.
-    const std::size_t per_slot = static_cast<std::size_t>(4 * nfp + np) * real_size;
-    sweep_slots = std::max(1, std::min(512, max_wg) / np);
-    while (sweep_slots > 1 && static_cast<std::size_t>(sweep_slots) * per_slot > info.local_memory) --sweep_slots;
+    // The column sweep's work-group: one work-item per element, 256 elements per pass over a level.
+    sweep_slots = std::min(256, max_wg);
     blas_wg = opt.blas_work_group > 0 ? opt.blas_work_group : 256;
     while (blas_wg > max_wg) blas_wg /= 2;
     if ((blas_wg & (blas_wg - 1)) != 0) throw DeviceError("blas work-group size must be a power of two");
@@ -559,7 +557,7 @@ struct DeviceTransport::Impl {
                                static_cast<double>(cols) >= opt.columns_per_compute_unit * static_cast<double>(info.compute_units));
       last_sweep_kernel = by_columns ? SweepKernel::columns : SweepKernel::levels;
       if (by_columns) {
-        const auto wg = static_cast<std::size_t>(sweep_slots) * np;
+        const auto wg = static_cast<std::size_t>(sweep_slots);
         launch("sweep_columns_stored", cols * wg, 0, wg, 0, K_int(), n_long(), cl_int(data.level_stride - 1), cl_int(data.level_stride),
                plan_of_column, plan_level_begin, plan_order, plan_lagged, cl_int(has_lagged ? 1 : 0), lag, directions, geometry,
                neighbour_node, lift, inverses, active, rhs, u);
@@ -1032,6 +1030,30 @@ double DeviceTransport::time_sweep(std::size_t columns, int repeats) {
   if (!d.has_plans) throw DeviceError("time_sweep: the transport data has no sweep plans");
   d.prepare_benchmark(columns, 2);
   return d.median_seconds(repeats, [&] { d.sweep(d.F(kX), d.F(kB), columns, false); });
+}
+
+double DeviceTransport::compare_sweep_kernels(std::size_t columns) {
+  auto& d = *impl_;
+  if (!d.has_plans) throw DeviceError("compare_sweep_kernels: the transport data has no sweep plans");
+  d.prepare_benchmark(columns, kSweepVectors);
+  if (!d.use_inverses(columns)) return -1.0;
+  const SweepKernel was = d.opt.sweep_kernel;
+  d.opt.sweep_kernel = SweepKernel::levels;
+  d.sweep(d.F(kB), d.F(kX), columns, false);
+  d.opt.sweep_kernel = SweepKernel::columns;
+  d.sweep(d.F(kB), d.F(kY), columns, false);
+  d.opt.sweep_kernel = was;
+  const auto wg = static_cast<std::size_t>(d.blas_wg);
+  std::vector<double> partials(columns * kSlots * static_cast<std::size_t>(d.dot_groups));
+  d.launch_columns("max_change", static_cast<std::size_t>(d.dot_groups) * wg, wg, columns, d.n_long(), d.active, d.F(kX), d.F(kY), d.partial);
+  d.read_acc(d.partial, partials, 0, "sweep differences");
+  double worst = 0;
+  for (std::size_t c = 0; c < columns; ++c) {
+    const double* p = partials.data() + c * kSlots * static_cast<std::size_t>(d.dot_groups);
+    const double change = *std::max_element(p, p + d.dot_groups), size = *std::max_element(p + d.dot_groups, p + 2 * d.dot_groups);
+    worst = std::max(worst, size > 0 ? change / size : change);
+  }
+  return worst;
 }
 
 double DeviceTransport::time_invert_blocks(std::size_t columns, int repeats) {

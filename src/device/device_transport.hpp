@@ -151,6 +151,9 @@ class DeviceTransport {
   double time_block_jacobi(std::size_t columns, bool include_sigma, int repeats);
   double time_sweep(std::size_t columns, int repeats);
   double time_invert_blocks(std::size_t columns, int repeats);  // computing the stored inverses once
+  // max over columns of max|u_levels - u_columns| / max|u_levels|: the two level walks of a sweep on
+  // the same right-hand side (-1 without stored inverses), a check of the device's barriers.
+  double compare_sweep_kernels(std::size_t columns);
   // Bi-CGSTAB on device-resident fields (b = 1 in every column, x = 0): what the Krylov loop costs
   // around its preconditioner, without host transfers or allocations. `iterations` receives the most
   // iterations any column took.
