@@ -91,28 +91,23 @@ __kernel void sweep_level_stored(const int K, const long n, const int level, con
   __global const REAL* uc = u + c * n;
   __global const REAL* lc = lagged + (has_lagged ? c * n : 0);
   const uchar lag = live ? lagged_faces[(long)p * K + e] : 0;
-  const long k = (long)e * NP + i;
-  REAL row[NP];
-  REAL ri = 0;
-  if (live) {
-    load_inverse_row(inverses + ((long)c * K + e) * (NP * NP), i, row);
-    ri = rhs[c * n + k];
-  }
   stage_upwind(upwind + le * FACE_VALUES, i, live, e, g, sx, sy, sz, lag, has_lagged, lc, uc, neighbour_node);
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (live)
+  const long k = (long)e * NP + i;
+  REAL ri = 0;
+  if (live) {
+    ri = rhs[c * n + k];
     for (int q = 0; q < FACE_VALUES; ++q) ri -= lift[q * NP + i] * upwind[le * FACE_VALUES + q];
+  }
   r[lid] = ri;
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (live) u[c * n + k] = apply_inverse_row(row, r + le * NP);
+  if (live) u[c * n + k] = apply_inverse(inverses + ((long)c * K + e) * (NP * NP), r + le * NP, i);
 }
 
 // Every level of a column's sweep in one work-group, the levels in order with a barrier between them:
 // no launch per level (a level launch costs ~9 us on an H100, most of a P1 sweep), and no group ever
 // waits for another (columns are independent), so nothing relies on forward progress across groups.
-// One work-item per element (SWEEP_SLOTS elements per pass over a level), each reading its upwind
-// values itself: the only barrier is the one between levels, which a level's latency chain (order,
-// neighbour map, upwind values, store) sets. Stored inverses. Host twin: host_sweep with inverses.
+// Chunks of SWEEP_SLOTS elements per level; stored inverses. Host twin: host_sweep with inverses.
 #if SWEEP_SLOTS > 0
 __kernel void sweep_columns_stored(const int K, const long n, const int levels, const int level_stride,
                                    __global const int* plan_of_column, __global const int* level_begin,
@@ -123,7 +118,10 @@ __kernel void sweep_columns_stored(const int K, const long n, const int levels, 
                                    __global const REAL* rhs, __global REAL* u) {
   const int c = get_group_id(0);
   if (!active[c]) return;  // the whole group: one column per group
+  __local REAL upwind[SWEEP_SLOTS * FACE_VALUES];
+  __local REAL r[SWEEP_SLOTS * NP];
   const int lid = get_local_id(0);
+  const int le = lid / NP, i = lid - le * NP;
   const int p = plan_of_column[c];
   const REAL sx = directions[3 * c], sy = directions[3 * c + 1], sz = directions[3 * c + 2];
   __global const REAL* uc = u + c * n;
@@ -132,34 +130,29 @@ __kernel void sweep_columns_stored(const int K, const long n, const int levels, 
   int begin = bounds[0];
   for (int l = 0; l < levels; ++l) {
     const int end = bounds[l + 1];
-    for (int t = begin + lid; t < end; t += SWEEP_SLOTS) {
-      const int e = orders[(long)p * K + t];
+    for (int t0 = begin; t0 < end; t0 += SWEEP_SLOTS) {
+      const int t = t0 + le;
+      const bool live = t < end;
+      const int e = live ? orders[(long)p * K + t] : 0;
       __global const REAL* g = geometry + (long)e * GEO_STRIDE;
-      const uchar lag = lagged_faces[(long)p * K + e];
-      __global const REAL* re = rhs + c * n + (long)e * NP;
-      REAL r[NP];
-      for (int j = 0; j < NP; ++j) r[j] = re[j];
-      for (int f = 0; f < 4; ++f) {
-        const REAL cf = inflow_coefficient(g, f, sx, sy, sz);
-        if (cf == (REAL)0) continue;
-        const bool lagged_face = (lag >> f) & 1;
-        for (int jj = 0; jj < NFP; ++jj) {
-          const int q = f * NFP + jj;
-          const int nb = neighbour_node[(long)e * FACE_VALUES + q];
-          if (nb < 0) continue;
-          const REAL v = cf * (lagged_face ? (has_lagged ? lc[nb] : (REAL)0) : uc[nb]);
-          for (int j = 0; j < NP; ++j) r[j] -= lift[q * NP + j] * v;
-        }
+      const uchar lag = live ? lagged_faces[(long)p * K + e] : 0;
+      const long k = (long)e * NP + i;
+      REAL row[NP];
+      REAL ri = 0;
+      if (live) {
+        load_inverse_row(inverses + ((long)c * K + e) * (NP * NP), i, row);
+        ri = rhs[c * n + k];
       }
-      __global const REAL* inv = inverses + ((long)c * K + e) * (NP * NP);
-      __global REAL* ue = u + c * n + (long)e * NP;
-      for (int i = 0; i < NP; ++i) {
-        REAL x = 0;
-        for (int j = 0; j < NP; ++j) x += inv[j * NP + i] * r[j];
-        ue[i] = x;
-      }
+      stage_upwind(upwind + le * FACE_VALUES, i, live, e, g, sx, sy, sz, lag, has_lagged, lc, uc, neighbour_node);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (live)
+        for (int q = 0; q < FACE_VALUES; ++q) ri -= lift[q * NP + i] * upwind[le * FACE_VALUES + q];
+      r[lid] = ri;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (live) u[c * n + k] = apply_inverse_row(row, r + le * NP);
+      // The chunk's u before any later level reads it, and the local arrays free for the next chunk.
+      barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     }
-    barrier(CLK_GLOBAL_MEM_FENCE);  // this level's u before the next level reads it
     begin = end;
   }
 }

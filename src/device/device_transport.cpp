@@ -176,8 +176,10 @@ struct DeviceTransport::Impl {
       throw DeviceError(info.label() + ": stored element inverses of order " + std::to_string(data.order) + " need " +
                         std::to_string(per_inverse) + " bytes of local memory to compute, the device has " +
                         std::to_string(info.local_memory) + "; use the automatic or refactorised element solve");
-    // The column sweep's work-group: one work-item per element, 256 elements per pass over a level.
-    sweep_slots = std::min(256, max_wg);
+    // The column sweep's work-group: about 512 work-items, whole elements, within the local memory.
+    const std::size_t per_slot = static_cast<std::size_t>(4 * nfp + np) * real_size;
+    sweep_slots = std::max(1, std::min(512, max_wg) / np);
+    while (sweep_slots > 1 && static_cast<std::size_t>(sweep_slots) * per_slot > info.local_memory) --sweep_slots;
     blas_wg = opt.blas_work_group > 0 ? opt.blas_work_group : 256;
     while (blas_wg > max_wg) blas_wg /= 2;
     if ((blas_wg & (blas_wg - 1)) != 0) throw DeviceError("blas work-group size must be a power of two");
@@ -548,16 +550,17 @@ struct DeviceTransport::Impl {
       ensure_inverses(cols);
       last_element_solve = ElementSolve::stored_inverses;
       // Automatic: one group per column pays off when launches dominate, i.e. a level is at most one
-      // group's chunk on average (P1 on the H100: 0.23 against 0.26-0.55 ns per DOF x direction by
-      // levels), and the columns fill the device; with wider levels the levels' launches carry more
-      // parallelism (P2-P4: 0.13-0.16 by levels against 0.23-0.30 by columns, 80 columns, 22,757 tets).
+      // group's chunk on average (P1 on the H100, 80 columns, 22,757 tets: 0.20 against 0.26-0.55 ns
+      // per DOF x direction by levels, whose ~9 us launches vary from run to run), and the columns fill
+      // the device; with wider levels the levels' launches carry more parallelism (P2-P4: 0.13-0.16 by
+      // levels against 0.18-0.30 by columns). benchmarks/results/gpu-h100-2026-11-27-stored-inverses.
       const double mean_width = static_cast<double>(data.K) / std::max(1, data.level_stride - 1);
       const bool by_columns = opt.sweep_kernel == SweepKernel::columns ||
                               (opt.sweep_kernel == SweepKernel::automatic && mean_width <= sweep_slots &&
                                static_cast<double>(cols) >= opt.columns_per_compute_unit * static_cast<double>(info.compute_units));
       last_sweep_kernel = by_columns ? SweepKernel::columns : SweepKernel::levels;
       if (by_columns) {
-        const auto wg = static_cast<std::size_t>(sweep_slots);
+        const auto wg = static_cast<std::size_t>(sweep_slots) * np;
         launch("sweep_columns_stored", cols * wg, 0, wg, 0, K_int(), n_long(), cl_int(data.level_stride - 1), cl_int(data.level_stride),
                plan_of_column, plan_level_begin, plan_order, plan_lagged, cl_int(has_lagged ? 1 : 0), lag, directions, geometry,
                neighbour_node, lift, inverses, active, rhs, u);
