@@ -2,7 +2,8 @@
 # Device figures of issue 30 on a lent GPU, in one call of the `device` tool (docs/opencl.md):
 # prepare here with
 #   bash ../shared/tools/gpu-prepare.sh build/src/app/dgrte case1.yaml ...   (writes .gpu/: dumps)
-# then run `bash benchmarks/device/gpu-run.sh` there with carry [".gpu"]. Builds the device core
+# then `bash benchmarks/device/travel-light.sh hide` (the tree must travel within 64 MiB), run
+# `bash benchmarks/device/gpu-run.sh` there with carry [".gpu"], and `travel-light.sh restore` after. Builds the device core
 # (src/device) against the CUDA toolkit's OpenCL and runs dgrte-bench-device on every dump in .gpu/:
 # transport dumps in double and single precision with the sweep preconditioner (stored inverses
 # against refactorised element solves, the device-resident Bi-CGSTAB against the bare sweep),
