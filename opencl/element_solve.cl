@@ -58,7 +58,7 @@ inline void eliminate(__local REAL* A, __local int* pivot_row, __local REAL* x, 
     for (int r = 0; r < NP; ++r) {
       if ((used[r >> 6] >> (r & 63)) & 1) continue;
       const REAL a = fabs(A[r * ROW + k]);
-      if (a > best) best = a, p = r;
+      if (p < 0 || a > best) best = a, p = r;  // p < 0: a NaN column still picks a row
     }
     used[p >> 6] |= (ulong)1 << (p & 63);
     if (i == p) {
@@ -130,7 +130,7 @@ inline void gauss_jordan(__local REAL* A, __local int* pivot_row, int i) {
     for (int r = 0; r < NP; ++r) {
       if ((used[r >> 6] >> (r & 63)) & 1) continue;
       const REAL a = fabs(A[r * INV_ROW + k]);
-      if (a > best) best = a, p = r;
+      if (p < 0 || a > best) best = a, p = r;  // p < 0: a NaN column still picks a row
     }
     used[p >> 6] |= (ulong)1 << (p & 63);
     if (i == p) {

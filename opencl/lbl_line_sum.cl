@@ -7,6 +7,7 @@
 // memory in tiles of LS_WG. Each point sums its lines in line order, as the host twin
 // (gas::lbl_accumulate_voigt) does. Double precision only.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF  // no fused multiply-adds the host's arithmetic does not have
 
 inline double voigt_k(double x, double y, __constant const double* a, const double L) {
   const double ax = fabs(x);

@@ -54,17 +54,16 @@ BackendChoice choose_backend(const io::SolverSpec& solver) {
   return c;
 }
 
-std::string move_line_sums_to_device(gas::LoadedModel& model, const BackendChoice& choice) {
+std::string move_line_sums_to_device(gas::LoadedModel& model, const BackendChoice& choice, std::string* why_not) {
   if (!model.lbl || !choice.opencl) return {};
   const auto w = gas::weideman_coefficients();
   std::shared_ptr<device::DeviceLineSum> sum;
   try {
     sum = std::make_shared<device::DeviceLineSum>(choice.options.device, device::VoigtConstants{w.L, gas::kVoigtAsymptoticS, w.a},
                                                   choice.options.cache_dir);
-  } catch (const device::DeviceError& e) {
-    throw InputError(fmt::format("model lbl with the OpenCL backend: the line sums need the device in double precision: {}; "
-                                 "use solver.backend: cpu",
-                                 e.what()));
+  } catch (const device::DeviceError& e) {  // e.g. no fp64: the sums stay on the host, the run goes on
+    if (why_not) *why_not = e.what();
+    return {};
   }
   model.lbl->set_line_sum(
       [sum](const gas::LblLineArrays& a, std::span<const double> grid, double cutoff, std::span<double> kappa) {

@@ -28,8 +28,9 @@ nlohmann::json backend_summary(const BackendChoice& choice, const device::Device
 
 // A line-by-line model's line sums (LblModel::prepare, spectrum) on the OpenCL device of `choice`
 // (opencl/lbl_line_sum.cl); nothing for other models or the CPU backend. Returns the device's label,
-// or "" when the sums stay on the host. summary.json spectral.property_backend says which.
-std::string move_line_sums_to_device(gas::LoadedModel& model, const BackendChoice& choice);
+// or "" when the sums stay on the host (*why_not then says why, if the device could not take them:
+// it needs double precision). summary.json spectral.property_backend says which.
+std::string move_line_sums_to_device(gas::LoadedModel& model, const BackendChoice& choice, std::string* why_not = nullptr);
 std::string property_backend(const gas::LoadedModel& model);  // "opencl" or "cpu"
 
 // `dgrte devices` and `dgrte export CASE -o FILE`.

@@ -553,8 +553,11 @@ gas::LoadedModel load_gas_model(Setup& s, std::span<const gas::GasState> states)
                                  "its k-distribution form (type: snbck) or another k-type model",
                                  section.where("type"), model.type));
   s.log(fmt::format("  gas model {}: {} spectral points", model.name(), model.spectral->num_spectral_points()));
-  if (const auto device = move_line_sums_to_device(model, choose_backend(s.cs.solver)); !device.empty())
+  std::string why_not;
+  if (const auto device = move_line_sums_to_device(model, choose_backend(s.cs.solver), &why_not); !device.empty())
     s.log(fmt::format("  line-by-line sums on {}", device));
+  else if (!why_not.empty())
+    s.warnings.push_back(fmt::format("{}: the line-by-line sums stay on the CPU: {}", s.cs.file.string(), why_not));
   return model;
 }
 

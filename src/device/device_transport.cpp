@@ -492,8 +492,12 @@ struct DeviceTransport::Impl {
   }
   // Whether solves of `cols` columns use stored inverses: asked for, or automatic and within the
   // budget beside the problem arrays and the batch's fields (and within one buffer).
+  // Stored inverses that are not used are freed (device memory for the fields instead).
   bool use_inverses(std::size_t cols) {
-    if (opt.element_solve == ElementSolve::refactorised || invert_epg == 0) return false;
+    if (opt.element_solve == ElementSolve::refactorised || invert_epg == 0) {
+      drop_inverses();
+      return false;
+    }
     const std::size_t bytes = inverse_bytes(cols);
     const std::size_t in_use = resident + columns * column_bytes(fields_allocated + gradient_vectors());
     const bool fits = bytes <= info.max_allocation && in_use + bytes <= budget;
@@ -501,6 +505,7 @@ struct DeviceTransport::Impl {
       throw DeviceError(info.label() + ": stored element inverses for " + std::to_string(cols) + " columns need " + mb(bytes) +
                         " beside " + mb(in_use) + " in use (budget " + mb(budget) + ", largest buffer " + mb(info.max_allocation) +
                         "): use fewer columns per batch or the refactorised element solve");
+    if (!fits) drop_inverses();
     return fits;
   }
   // The inverses of the batch's first `cols` columns, computed when the directions or sigma_t changed.
@@ -510,10 +515,11 @@ struct DeviceTransport::Impl {
         std::equal(dirs.begin(), dirs.end(), inverse_directions.begin()))
       return;
     if (inverse_capacity < cols) {
-      inverses.reset();
+      drop_inverses();  // first: a failed allocation leaves no stale state behind
       inverses = allocate(inverse_bytes(cols), "stored element inverses");
       inverse_capacity = cols;
     }
+    inverses_ready = false;  // until the launch below is queued
     const auto np = static_cast<std::size_t>(data.np), epg = static_cast<std::size_t>(invert_epg);
     const std::size_t groups = (static_cast<std::size_t>(data.K) + epg - 1) / epg;
     launch_columns("invert_blocks", groups * epg * np, epg * np, cols, K_int(), directions, geometry, face_nodes, d_ref, lift,
@@ -754,10 +760,12 @@ std::size_t DeviceTransport::resident_bytes() const { return impl_->resident; }
 std::size_t DeviceTransport::max_columns(int vectors) const { return impl_->max_columns(vectors); }
 
 void DeviceTransport::set_sigma_t(std::span<const double> sigma_t, std::span<const int> block_of, std::span<const double> blocks) {
+  impl_->inverses_ready = false;  // first: whatever happens below, the stored inverses are stale
   if (sigma_t.size() != impl_->n) throw DeviceError("set_sigma_t: one value per node expected");
+  if (!block_of.empty() && block_of.size() != static_cast<std::size_t>(impl_->data.K))
+    throw DeviceError("set_sigma_t: one block index per element expected");
   impl_->write_real(impl_->sigma_t, sigma_t, "extinction coefficient");
   impl_->put_blocks(impl_->sigma_block_of, impl_->sigma_blocks, block_of, blocks, "extinction blocks");
-  impl_->inverses_ready = false;
 }
 
 void DeviceTransport::set_element_solve(ElementSolve s) {

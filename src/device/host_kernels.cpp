@@ -62,7 +62,7 @@ void eliminate(int np, std::vector<double>& A, double* x) {
     int p = -1;
     double best = -1;
     for (int r = 0; r < np; ++r)
-      if (!used[r] && std::abs(A[static_cast<std::size_t>(r * row + k)]) > best) best = std::abs(A[static_cast<std::size_t>(r * row + k)]), p = r;
+      if (!used[r] && (p < 0 || std::abs(A[static_cast<std::size_t>(r * row + k)]) > best)) best = std::abs(A[static_cast<std::size_t>(r * row + k)]), p = r;
     used[p] = 1;
     pivot[k] = p;
     const double* Ap = A.data() + p * row;
@@ -96,7 +96,7 @@ void invert(int np, const std::vector<double>& A, double* inv) {
     int p = -1;
     double best = -1;
     for (int r = 0; r < np; ++r)
-      if (!used[r] && std::abs(G[r * w + k]) > best) best = std::abs(G[r * w + k]), p = r;
+      if (!used[r] && (p < 0 || std::abs(G[r * w + k]) > best)) best = std::abs(G[r * w + k]), p = r;
     used[p] = 1;
     pivot[k] = p;
     const double* Gp = G.data() + p * w;

@@ -322,7 +322,13 @@ void LblModel::prepare(std::span<const GasState> medium, std::span<const double>
     lbl_line_arrays(data_, tips_, distinct[k], opt_, a);
     double* kappa = red_.kdistribution ? full.data() : cache_.data() + k * per;
     std::fill(kappa, kappa + grid_.size(), 0.0);
-    sum_lines(a, grid_, std::span<double>(kappa, grid_.size()));
+    try {
+      sum_lines(a, grid_, std::span<double>(kappa, grid_.size()));
+    } catch (...) {  // no half-filled cache behind a failed (device) sum
+      cache_index_.clear();
+      cache_.clear();
+      throw;
+    }
     if (!red_.kdistribution) continue;
     for (std::size_t b = 0; b < bands_.size(); ++b) {
       band_quantiles(std::span<double>(full.data() + bands_[b].first, bands_[b].last - bands_[b].first),
