@@ -178,7 +178,8 @@ struct DeviceTransport::Impl {
                         std::to_string(info.local_memory) + "; use the automatic or refactorised element solve");
     // The column sweep's work-group: about 512 work-items, whole elements, within the local memory.
     const std::size_t per_slot = static_cast<std::size_t>(4 * nfp + np) * real_size;
-    sweep_slots = std::max(1, std::min(512, max_wg) / np);
+    sweep_slots = opt.sweep_elements_per_group > 0 ? opt.sweep_elements_per_group : std::max(1, std::min(512, max_wg) / np);
+    while (sweep_slots > 1 && sweep_slots * np > max_wg) --sweep_slots;
     while (sweep_slots > 1 && static_cast<std::size_t>(sweep_slots) * per_slot > info.local_memory) --sweep_slots;
     blas_wg = opt.blas_work_group > 0 ? opt.blas_work_group : 256;
     while (blas_wg > max_wg) blas_wg /= 2;

@@ -45,6 +45,7 @@ struct DeviceOptions {
   double columns_per_compute_unit = 0.5;
   std::size_t gemm_slice_bytes = std::size_t{64} << 20;  // CLBlast Gemm output per call (see volume_gemm)
   int apply_elements_per_group = 0, solve_elements_per_group = 0, blas_work_group = 0, dot_groups = 0;
+  int sweep_elements_per_group = 0;  // the column sweep's chunk (elements per pass over a level)
   // Binary cache folder: "" = $DGRTE_KERNEL_CACHE, else $XDG_CACHE_HOME/dgrte/kernels, else
   // ~/.cache/dgrte/kernels; "none" = no cache.
   std::string cache_dir;
