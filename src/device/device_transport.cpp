@@ -673,6 +673,22 @@ struct DeviceTransport::Impl {
   // Sweeps of b = F(kB) into x = F(kX) (zero start), the plans set: one pass without lagged faces,
   // else passes (lagged faces reading the previous pass, kept in F(kY)) until every column's
   // max|x - previous| <= tol max|x|. Only DOT_GROUPS partial maxima per column cross the bus.
+  // max over the columns of max|a - b| / max|a| (max_change, reduced on the device; only DOT_GROUPS
+  // partial maxima per column cross the bus).
+  double worst_relative_change(const cl::Memory& a, const cl::Memory& b, std::size_t cols) {
+    const auto wg = static_cast<std::size_t>(blas_wg);
+    std::vector<double> partials(cols * kSlots * static_cast<std::size_t>(dot_groups));
+    launch_columns("max_change", static_cast<std::size_t>(dot_groups) * wg, wg, cols, n_long(), active, a, b, partial);
+    read_acc(partial, partials, 0, "column changes");
+    double worst = 0;
+    for (std::size_t c = 0; c < cols; ++c) {
+      const double* p = partials.data() + c * kSlots * static_cast<std::size_t>(dot_groups);
+      const double change = *std::max_element(p, p + dot_groups), size = *std::max_element(p + dot_groups, p + 2 * dot_groups);
+      worst = std::max(worst, size > 0 ? change / size : change);
+    }
+    return worst;
+  }
+
   int resident_sweeps(std::size_t cols, double tol) {
     bool lags = false;
     for (int p : batch_plans) lags = lags || plan_lags[static_cast<std::size_t>(p)];
@@ -682,20 +698,10 @@ struct DeviceTransport::Impl {
       return 1;
     }
     zero(F(kY), cols * column_bytes(1), "lagged traces");
-    const auto wg = static_cast<std::size_t>(blas_wg);
-    std::vector<double> partials(cols * kSlots * static_cast<std::size_t>(dot_groups));
     for (int passes = 1; passes <= 200; ++passes) {
       sweep(F(kB), F(kX), cols, true);
-      launch_columns("max_change", static_cast<std::size_t>(dot_groups) * wg, wg, cols, n_long(), active, F(kX), F(kY), partial);
-      read_acc(partial, partials, 0, "sweep changes");
-      double worst = 0;
-      for (std::size_t c = 0; c < cols; ++c) {
-        const double* p = partials.data() + c * kSlots * static_cast<std::size_t>(dot_groups);
-        const double change = *std::max_element(p, p + dot_groups), size = *std::max_element(p + dot_groups, p + 2 * dot_groups);
-        worst = std::max(worst, size > 0 ? change / size : change);
-      }
-      if (worst <= tol) return passes;
-      launch_columns("copy_columns", vector_work(), wg, cols, n_long(), active, F(kX), F(kY));
+      if (worst_relative_change(F(kX), F(kY), cols) <= tol) return passes;
+      launch_columns("copy_columns", vector_work(), static_cast<std::size_t>(blas_wg), cols, n_long(), active, F(kX), F(kY));
     }
     throw DeviceError(info.label() + ": sweeps: the lagged faces did not converge in 200 passes; use solver.inner: bicgstab");
   }
@@ -1055,17 +1061,7 @@ double DeviceTransport::compare_sweep_kernels(std::size_t columns) {
   d.opt.sweep_kernel = SweepKernel::columns;
   d.sweep(d.F(kB), d.F(kY), columns, false);
   d.opt.sweep_kernel = was;
-  const auto wg = static_cast<std::size_t>(d.blas_wg);
-  std::vector<double> partials(columns * kSlots * static_cast<std::size_t>(d.dot_groups));
-  d.launch_columns("max_change", static_cast<std::size_t>(d.dot_groups) * wg, wg, columns, d.n_long(), d.active, d.F(kX), d.F(kY), d.partial);
-  d.read_acc(d.partial, partials, 0, "sweep differences");
-  double worst = 0;
-  for (std::size_t c = 0; c < columns; ++c) {
-    const double* p = partials.data() + c * kSlots * static_cast<std::size_t>(d.dot_groups);
-    const double change = *std::max_element(p, p + d.dot_groups), size = *std::max_element(p + d.dot_groups, p + 2 * d.dot_groups);
-    worst = std::max(worst, size > 0 ? change / size : change);
-  }
-  return worst;
+  return d.worst_relative_change(d.F(kX), d.F(kY), columns);
 }
 
 double DeviceTransport::time_invert_blocks(std::size_t columns, int repeats) {
