@@ -23,6 +23,12 @@ inline void stage_upwind(__local REAL* upwind, int i, bool live, int e, __global
   }
 }
 
+// r_i - (LIFT c u^+)_i with the staged upwind values: the element's right-hand side in a sweep.
+inline REAL minus_lifted_upwind(REAL r, __global const REAL* lift, __local const REAL* upwind, int i) {
+  for (int q = 0; q < FACE_VALUES; ++q) r -= lift[q * NP + i] * upwind[q];
+  return r;
+}
+
 __kernel void sweep_level(const int K, const long n, const int level, const int level_stride,
                           __global const int* plan_of_column, __global const int* level_begin,
                           __global const int* orders, __global const uchar* lagged_faces, const int has_lagged,
@@ -55,7 +61,7 @@ __kernel void sweep_level(const int K, const long n, const int level, const int 
   const long k = (long)e * NP + i;
   if (live) {
     REAL ri = rhs[c * n + k];
-    for (int q = 0; q < FACE_VALUES; ++q) ri -= lift[q * NP + i] * upwind[le * FACE_VALUES + q];
+    ri = minus_lifted_upwind(ri, lift, upwind + le * FACE_VALUES, i);
     assemble_row(Ae + i * ROW, i, g, sx, sy, sz, d_ref, lift, face_nodes, sigma_block(sigma_block_of, sigma_blocks, e),
                  sigma_t[k], ri);
   } else {
@@ -97,7 +103,7 @@ __kernel void sweep_level_stored(const int K, const long n, const int level, con
   REAL ri = 0;
   if (live) {
     ri = rhs[c * n + k];
-    for (int q = 0; q < FACE_VALUES; ++q) ri -= lift[q * NP + i] * upwind[le * FACE_VALUES + q];
+    ri = minus_lifted_upwind(ri, lift, upwind + le * FACE_VALUES, i);
   }
   r[lid] = ri;
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -146,7 +152,7 @@ __kernel void sweep_columns_stored(const int K, const long n, const int levels, 
       stage_upwind(upwind + le * FACE_VALUES, i, live, e, g, sx, sy, sz, lag, has_lagged, lc, uc, neighbour_node);
       barrier(CLK_LOCAL_MEM_FENCE);
       if (live)
-        for (int q = 0; q < FACE_VALUES; ++q) ri -= lift[q * NP + i] * upwind[le * FACE_VALUES + q];
+        ri = minus_lifted_upwind(ri, lift, upwind + le * FACE_VALUES, i);
       r[lid] = ri;
       barrier(CLK_LOCAL_MEM_FENCE);
       if (live) u[c * n + k] = apply_inverse_row(row, r + le * NP);
