@@ -36,6 +36,7 @@
 namespace {
 
 using dgrte::backend::BlockKind;
+using dgrte::transport::ElementSolves;
 using dgrte::bench::Clock;
 using dgrte::bench::median;
 using dgrte::bench::seconds_since;
@@ -52,6 +53,7 @@ struct Options {
   std::string device = "auto";
   int threads = 0;
   bool solve = true;
+  bool cpu_only = false;  // the CPU path alone (no OpenCL device needed)
   std::string out;
 };
 
@@ -64,6 +66,7 @@ struct Options {
                "  --repeats N         timing repeats, median reported (default 3)\n"
                "  --solve-max X       whole S8 solves only up to X DOFs x ordinates (default 8e7)\n"
                "  --no-solve          kernel timings only\n"
+               "  --cpu-only          the CPU path alone (kernel timings; no OpenCL device needed)\n"
                "  --device D          OpenCL device: auto | P:D | index | name (default auto)\n"
                "  --threads T         OpenMP threads of the CPU path (default: OMP_NUM_THREADS)\n"
                "  --quick             sizes 0.6 0.4, orders 1 2, 4 columns, 1 repeat (a smoke run)\n"
@@ -94,6 +97,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--repeats") o.repeats = std::stoi(value(i));
     else if (a == "--solve-max") o.solve_max = std::stod(value(i));
     else if (a == "--no-solve") o.solve = false;
+    else if (a == "--cpu-only") o.cpu_only = true, o.solve = false;
     else if (a == "--device") o.device = value(i);
     else if (a == "--threads") o.threads = std::stoi(value(i));
     else if (a == "--out") o.out = value(i);
@@ -159,15 +163,23 @@ json cpu_kernels(const dgrte::transport::Discretization& disc, const dgrte::tran
     t_setup += seconds_since(t0);
     t_block += timed(repeats, [&] { cpu.precondition(u, y); });
   }
-  std::vector<double> rhs(n * cols, 1.0), field(n * cols);
+  std::vector<double> rhs(n * cols, 1.0), field(n * cols), reference(n * cols);
   const auto C = static_cast<std::ptrdiff_t>(cols);
-  const double t_sweep = timed(repeats, [&] {
+  auto sweeps = [&](std::vector<double>& out, ElementSolves solves) {
+    return timed(repeats, [&] {
 #pragma omp parallel for schedule(dynamic)
-    for (std::ptrdiff_t c = 0; c < C; ++c) {
-      const auto k = static_cast<std::size_t>(c);
-      dgrte::transport::sweep_pass(disc, plans[k], sigma, std::span(rhs).subspan(k * n, n), std::span(field).subspan(k * n, n), {});
-    }
-  });
+      for (std::ptrdiff_t c = 0; c < C; ++c) {
+        const auto k = static_cast<std::size_t>(c);
+        dgrte::transport::sweep_pass(disc, plans[k], sigma, std::span(rhs).subspan(k * n, n), std::span(out).subspan(k * n, n), {},
+                                     false, solves);
+      }
+    });
+  };
+  // The interleaved element solves (the default) beside the one-by-one kernel, the same sweeps.
+  const double t_sweep = sweeps(field, ElementSolves::interleaved);
+  const double t_one_by_one = sweeps(reference, ElementSolves::one_by_one);
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < field.size(); ++i) diff = std::max(diff, std::abs(field[i] - reference[i])), scale = std::max(scale, std::abs(reference[i]));
   json j;
   j["apply"] = grind_entry(t_apply, n, cols, bytes, stream_bw);
   // With cached inverses the block solve also reads K N_p^2 values per direction (they are often
@@ -177,6 +189,9 @@ json cpu_kernels(const dgrte::transport::Discretization& disc, const dgrte::tran
   j["block_jacobi_partial"]["setup_seconds"] = t_setup;
   j["block_jacobi_partial"]["blocks"] = cpu.preconditioner_bytes() > 0 ? "cached inverses" : "on the fly";
   j["sweep"] = grind_entry(t_sweep, n, cols, bytes, stream_bw);
+  j["sweep"]["element_solves"] = "interleaved";
+  j["sweep_one_by_one"] = grind_entry(t_one_by_one, n, cols, bytes, stream_bw);
+  j["sweep_one_by_one"]["max_relative_difference"] = scale > 0 ? diff / scale : diff;
   return j;
 }
 
@@ -264,10 +279,13 @@ int main(int argc, char** argv) {
     if (!policy) std::fprintf(stderr, "device_benchmark: OMP_WAIT_POLICY is unset; set it to passive on a shared machine\n");
     doc["options"] = {{"sizes", opt.sizes}, {"orders", opt.orders}, {"columns", opt.columns}, {"repeats", opt.repeats},
                       {"solve_max", opt.solve_max}, {"device", opt.device}};
-    const auto info = dgrte::device::select_device(opt.device);
-    doc["device"] = {{"label", info.label()}, {"driver", info.driver_version}, {"fp64", info.fp64},
-                     {"compute_units", info.compute_units}, {"global_memory_bytes", info.global_memory}};
-    doc["clblast"] = dgrte::device::clblast_available();
+    doc["cpu_only"] = opt.cpu_only;
+    if (!opt.cpu_only) {
+      const auto info = dgrte::device::select_device(opt.device);
+      doc["device"] = {{"label", info.label()}, {"driver", info.driver_version}, {"fp64", info.fp64},
+                       {"compute_units", info.compute_units}, {"global_memory_bytes", info.global_memory}};
+      doc["clblast"] = dgrte::device::clblast_available();
+    }
     omp_set_num_threads(opt.threads);
     doc["stream"] = dgrte::bench::stream_triad(std::size_t{1} << 24, 20);
     const double stream_bw = doc["stream"]["best_gb_per_s"].get<double>() * 1e9;
@@ -288,12 +306,18 @@ int main(int argc, char** argv) {
         const dgrte::transport::ReactionTerm sigma(std::vector<double>(n, 1.0), disc.ref.num_nodes);
         std::vector<dgrte::transport::SweepPlan> plans;
         for (const auto& s : dirs) plans.push_back(dgrte::transport::plan_sweep(disc, s));
-        auto data = dgrte::backend::device_data(disc, sigma);
-        dgrte::backend::add_directions(data, dirs, {}, plans);
         json c = {{"mesh_size", size}, {"elements", disc.num_elements()}, {"order", order}, {"dofs", n}, {"columns", opt.columns}};
         std::fprintf(stderr, "  P%d, %zu DOFs, %zu directions: CPU path...\n", order, n, dirs.size());
         c["cpu"] = cpu_kernels(disc, sigma, dirs, plans, opt.repeats, stream_bw);
+        std::fprintf(stderr, "  sweep %.1f ns interleaved, %.1f ns one by one (CPU)\n", c["cpu"]["sweep"]["grind_ns"].get<double>(),
+                     c["cpu"]["sweep_one_by_one"]["grind_ns"].get<double>());
+        if (opt.cpu_only) {
+          doc["cases"].push_back(c);
+          continue;
+        }
         std::fprintf(stderr, "  OpenCL...\n");
+        auto data = dgrte::backend::device_data(disc, sigma);
+        dgrte::backend::add_directions(data, dirs, {}, plans);
         c["opencl"] = device_kernels(disc, data, opt.columns, opt);
         for (const char* k : {"apply", "block_jacobi_partial", "sweep"})
           c["speedup_opencl_over_cpu"][k] = c["cpu"][k]["seconds"].get<double>() / c["opencl"][k]["seconds"].get<double>();

@@ -1,6 +1,7 @@
 #include "transport/sweep.hpp"
 
 #include "common/error.hpp"
+#include "transport/element_solve.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -70,162 +71,12 @@ std::vector<std::vector<int>> strong_components(const std::vector<int>& nodes, c
   return comps;
 }
 
-// Reference matrices in the layout the local solve reads: column-major, so that the face terms
-// (columns of the block) and the LU's column updates are contiguous, vectorisable loops.
-struct LocalMatrices {
-  int np, nfp;
-  std::vector<double> dr, ds, dt;  // np x np, column-major
-  std::vector<double> lift;        // per face f, column j: LIFT(:, f nfp + j), np values each
-  std::vector<double> mean_weight; // (M 1)_i / sum(M 1): integral weights of the nodal values
-  explicit LocalMatrices(const dg::ReferenceTet& ref) : np(ref.num_nodes), nfp(ref.num_face_nodes) {
-    const Eigen::VectorXd m1 = ref.mass.colwise().sum().transpose();
-    for (Eigen::Index i = 0; i < m1.size(); ++i) mean_weight.push_back(m1[i] / m1.sum());
-    auto colmajor = [](const dg::Matrix& m) {
-      std::vector<double> out(static_cast<std::size_t>(m.rows() * m.cols()));
-      for (Eigen::Index j = 0; j < m.cols(); ++j)
-        for (Eigen::Index i = 0; i < m.rows(); ++i) out[static_cast<std::size_t>(j * m.rows() + i)] = m(i, j);
-      return out;
-    };
-    dr = colmajor(ref.Dr);
-    ds = colmajor(ref.Ds);
-    dt = colmajor(ref.Dt);
-    lift = colmajor(ref.lift);
-  }
-};
-
-// Solves A x = r in place (r becomes x); A column-major n x n, destroyed. Gaussian elimination
-// with partial pivoting (upwind DG blocks are nonsingular for sigma_t >= 0, but not diagonally
-// dominant). N > 0 fixes the size at compile time so that the column loops unroll and vectorise;
-// N = 0 reads it from n.
-template <int N>
-void lu_solve(int n_runtime, double* __restrict A, double* __restrict r) {
-  const int n = N > 0 ? N : n_runtime;
-  for (int k = 0; k < n; ++k) {
-    double* __restrict colk = A + static_cast<std::ptrdiff_t>(k) * n;
-    int p = k;
-    double best = std::abs(colk[k]);
-    for (int i = k + 1; i < n; ++i)
-      if (std::abs(colk[i]) > best) best = std::abs(colk[i]), p = i;
-    if (p != k) {
-      for (int j = k; j < n; ++j) std::swap(A[static_cast<std::ptrdiff_t>(j) * n + k], A[static_cast<std::ptrdiff_t>(j) * n + p]);
-      std::swap(r[k], r[p]);
-    }
-    const double inv = 1.0 / colk[k];
-    for (int i = k + 1; i < n; ++i) colk[i] *= inv;  // the multipliers l_ik
-    const double rk = r[k];
-    for (int i = k + 1; i < n; ++i) r[i] -= colk[i] * rk;
-    for (int j = k + 1; j < n; ++j) {
-      double* __restrict colj = A + static_cast<std::ptrdiff_t>(j) * n;
-      const double akj = colj[k];
-      if (akj == 0.0) continue;
-      for (int i = k + 1; i < n; ++i) colj[i] -= colk[i] * akj;
-    }
-  }
-  for (int k = n - 1; k >= 0; --k) {  // back substitution by columns of U
-    const double* __restrict colk = A + static_cast<std::ptrdiff_t>(k) * n;
-    r[k] /= colk[k];
-    const double rk = r[k];
-    for (int i = 0; i < k; ++i) r[i] -= colk[i] * rk;
-  }
-}
-
-// The local solve of element e: full diagonal block (streaming + sigma_t + inflow faces), upwind
-// neighbour traces moved to the right-hand side. NP > 0: the number of nodes, fixed at compile time.
-// Lagged faces read their upwind values from `lagged` (a separate array, so that a pass is the same
-// linear map whatever the threads' order), or take zero if it is null.
-template <int NP>
-bool solve_element(const Discretization& disc, const LocalMatrices& lm, const Vec3& s, std::uint8_t lagged_mask,
-                   const double* lagged, bool positivity, std::size_t e, const double* sigma_t_e, const double* sigma_block_e,
-                   const double* rhs_e, double* u, double* __restrict B, double* __restrict r) {
-  const int np = NP > 0 ? NP : lm.np;
-  const int nfp = lm.nfp;
-  const auto nn = static_cast<std::size_t>(np) * static_cast<std::size_t>(np);
-  const auto& g = disc.geometry[e];
-  const double a0 = s[0] * g.grad_rst[0][0] + s[1] * g.grad_rst[0][1] + s[2] * g.grad_rst[0][2];
-  const double a1 = s[0] * g.grad_rst[1][0] + s[1] * g.grad_rst[1][1] + s[2] * g.grad_rst[1][2];
-  const double a2 = s[0] * g.grad_rst[2][0] + s[1] * g.grad_rst[2][1] + s[2] * g.grad_rst[2][2];
-  const double* __restrict dr = lm.dr.data();
-  const double* __restrict ds = lm.ds.data();
-  const double* __restrict dt = lm.dt.data();
-  if (sigma_block_e) {  // sigma_t varies on the element: its Galerkin block (transport/reaction.hpp)
-    for (std::size_t k = 0; k < nn; ++k) B[k] = a0 * dr[k] + a1 * ds[k] + a2 * dt[k] + sigma_block_e[k];
-  } else {
-    for (std::size_t k = 0; k < nn; ++k) B[k] = a0 * dr[k] + a1 * ds[k] + a2 * dt[k];
-    for (int i = 0; i < np; ++i) B[static_cast<std::size_t>(i) * static_cast<std::size_t>(np + 1)] += sigma_t_e[i];
-  }
-  for (int i = 0; i < np; ++i) r[i] = rhs_e[i];
-  const auto& ref = disc.ref;
-  for (int f = 0; f < 4; ++f) {
-    const double c = inflow_coefficient(g, f, s);
-    if (c == 0.0) continue;
-    const int* fn = ref.face_nodes[f].data();
-    const int* nb = disc.neighbour_node.data() + (e * 4 + static_cast<std::size_t>(f)) * static_cast<std::size_t>(nfp);
-    const bool interior = nb[0] >= 0;
-    const bool is_lagged = (lagged_mask >> f) & 1;
-    const double* upwind = !interior ? nullptr : (is_lagged ? lagged : u);
-    for (int j = 0; j < nfp; ++j) {
-      const double* __restrict lj = lm.lift.data() + static_cast<std::size_t>(f * nfp + j) * static_cast<std::size_t>(np);
-      double* __restrict col = B + static_cast<std::size_t>(fn[j]) * static_cast<std::size_t>(np);
-      for (int i = 0; i < np; ++i) col[i] -= c * lj[i];  // the -u^- part of c (u+ - u-)
-      if (upwind) {
-        const double t = c * upwind[nb[j]];  // the known upwind u^+ part
-        for (int i = 0; i < np; ++i) r[i] -= t * lj[i];
-      }
-    }
-  }
-  // Positivity: the element's conservative first-order solution, a constant u0 with the same
-  // element balance m^T B (u0 1) = m^T r, is >= 0; blending towards it keeps the balance exactly.
-  double balance_rhs = 0, balance_lhs = 0;
-  if (positivity)
-    for (int i = 0; i < np; ++i) {
-      const double* col = B + static_cast<std::size_t>(i) * static_cast<std::size_t>(np);
-      for (int k = 0; k < np; ++k) balance_lhs += lm.mean_weight[static_cast<std::size_t>(k)] * col[k];
-      balance_rhs += lm.mean_weight[static_cast<std::size_t>(i)] * r[i];
-    }
-  lu_solve<NP>(np, B, r);
-  bool limited = false;
-  if (positivity) {
-    double low = r[0];
-    for (int i = 1; i < np; ++i) low = std::min(low, r[i]);
-    if (low < 0) {
-      limited = true;
-      const double u0 = std::max(0.0, balance_rhs / balance_lhs);
-      const double theta = u0 / (u0 - low);  // largest blend keeping every node >= 0
-      for (int i = 0; i < np; ++i) r[i] = u0 + theta * (r[i] - u0);
-    }
-  }
-  std::copy(r, r + np, u + e * static_cast<std::size_t>(np));
-  return limited;
-}
-
-// The same kernel compiled for AVX2 + FMA, picked at run time where the CPU has them: flatten
-// inlines the block assembly and the LU into it, so their column loops use 4-wide FMAs (P4 sweep
-// on 179k tets 0.61 -> 0.42 s). Per function rather than -march=native for the build: a
-// native-flagged translation unit would change Eigen's alignment ABI against prebuilt libraries
-// that carry their own Eigen instantiations (libgmsh crashed that way), and the binary stays portable.
-using ElementKernel = bool (*)(const Discretization&, const LocalMatrices&, const Vec3&, std::uint8_t, const double*, bool,
-                               std::size_t, const double*, const double*, const double*, double*, double* __restrict,
-                               double* __restrict);
-#if defined(__GNUC__) && defined(__x86_64__)
-template <int NP>
-[[gnu::target("avx2,fma"), gnu::flatten]] bool solve_element_avx2(const Discretization& disc, const LocalMatrices& lm,
-                                                                   const Vec3& s, std::uint8_t lagged_mask, const double* lagged,
-                                                                   bool positivity, std::size_t e, const double* sigma_t_e,
-                                                                   const double* sigma_block_e, const double* rhs_e, double* u,
-                                                                   double* __restrict B, double* __restrict r) {
-  return solve_element<NP>(disc, lm, s, lagged_mask, lagged, positivity, e, sigma_t_e, sigma_block_e, rhs_e, u, B, r);
-}
-template <int NP>
-ElementKernel element_kernel() {
-  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return avx2 ? &solve_element_avx2<NP> : &solve_element<NP>;
-}
-#else
-template <int NP>
-ElementKernel element_kernel() {
-  return &solve_element<NP>;
-}
-#endif
+using element_solve::element_kernel;
+using element_solve::ElementKernel;
+using element_solve::GroupKernel;
+using element_solve::group_kernel;
+using element_solve::LocalMatrices;
+using element_solve::PassInputs;
 
 // Spin briefly, then yield: the awaited upwind element is being solved by another thread now.
 inline void wait_until_done(const std::atomic<std::uint8_t>& flag) {
@@ -233,48 +84,77 @@ inline void wait_until_done(const std::atomic<std::uint8_t>& flag) {
     if (spins > 64) std::this_thread::yield();
 }
 
-// One pass in the plan's order with the kernel of NP nodes.
+// Groups of at most `lanes` consecutive elements of the order inside one level (independent
+// elements, solved together by the interleaved kernel): begin offsets into plan.order, then its size.
+std::vector<std::size_t> level_groups(const SweepPlan& plan, std::size_t lanes) {
+  std::vector<std::size_t> begin;
+  const std::size_t K = plan.order.size();
+  if (plan.level_begin.size() < 2) {  // no levels known: one element per group
+    for (std::size_t k = 0; k <= K; ++k) begin.push_back(k);
+    return begin;
+  }
+  for (std::size_t l = 0; l + 1 < plan.level_begin.size(); ++l) {
+    const auto end = static_cast<std::size_t>(plan.level_begin[l + 1]);
+    for (auto k = static_cast<std::size_t>(plan.level_begin[l]); k < end; k += lanes) begin.push_back(k);
+  }
+  begin.push_back(K);
+  return begin;
+}
+
+// One pass in the plan's order with the kernels of NP nodes: groups of a level's elements through
+// the interleaved kernel (a group of one, or ElementSolves::one_by_one, through the scalar one).
 // Inside a direction-parallel region (the gray solve): serial, the caller's threads are busy with
-// other directions. One direction alone: the threads claim consecutive chunks of the order and
-// each element waits only for its non-lagged upwind neighbours (a done flag each), so no thread
-// ever waits at a level barrier; a per-level barrier cost ~0.1 ms each with passive waiting,
-// which is most of a P1 sweep of 400 levels. Deadlock-free: an element waits only on elements
-// earlier in the order, which were claimed before it.
+// other directions. One direction alone: the threads claim the groups in order and each element
+// waits only for its non-lagged upwind neighbours (a done flag each), so no thread ever waits at a
+// level barrier; a per-level barrier cost ~0.1 ms each with passive waiting, which is most of a P1
+// sweep of 400 levels. Deadlock-free: an element waits only on elements of earlier levels, which
+// were claimed before it.
 template <int NP>
 long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const SweepPlan& plan, const ReactionTerm& sigma_t,
-                    const double* rhs, double* u, const double* lagged, bool positivity) {
+                    const double* rhs, double* u, const double* lagged, bool positivity, ElementSolves solves) {
   const double* sigma_nodal = sigma_t.nodal().data();
   const auto np = static_cast<std::size_t>(lm.np);
-  const std::size_t K = plan.order.size();
-  const ElementKernel solve = element_kernel<NP>();
+  const ElementKernel solve_one = element_kernel<NP>();
+  const GroupKernel group = group_kernel<NP>();
+  const auto lanes = static_cast<std::size_t>(solves == ElementSolves::interleaved ? group.lanes : 1);
+  const auto groups = level_groups(plan, lanes);
+  const PassInputs in{disc, lm, plan.direction, plan.lagged_faces.data(), lagged, positivity, sigma_t, rhs, u};
+  const std::size_t num_groups = groups.size() - 1;
+  auto solve_at = [&](std::size_t g, double* B, double* r) -> long {
+    const std::size_t begin = groups[g], count = groups[g + 1] - begin;
+    if (g + 1 < num_groups)  // the next group's data on its way while this one is solved
+      element_solve::prefetch_elements(in, plan.order.data() + groups[g + 1], static_cast<int>(groups[g + 2] - groups[g + 1]));
+    if (count > 1) return group.solve(in, plan.order.data() + begin, static_cast<int>(count), B, r);
+    const auto e = static_cast<std::size_t>(plan.order[begin]);
+    return solve_one(disc, lm, plan.direction, plan.lagged_faces[e], lagged, positivity, e, sigma_nodal + e * np, sigma_t.block(e),
+                     rhs + e * np, u, B, r);
+  };
   long limited = 0;
   if (omp_in_parallel() || omp_get_max_threads() == 1) {
-    std::vector<double> B(np * np), r(np);
-    for (const int e : plan.order) {
-      const auto ue = static_cast<std::size_t>(e);
-      limited += solve(disc, lm, plan.direction, plan.lagged_faces[ue], lagged, positivity, ue, sigma_nodal + ue * np,
-                       sigma_t.block(ue), rhs + ue * np, u, B.data(), r.data());
-    }
+    element_solve::Workspace B(np * np * lanes), r((np + 4 * static_cast<std::size_t>(lm.nfp)) * lanes);
+    for (std::size_t g = 0; g < num_groups; ++g) limited += solve_at(g, B.data(), r.data());
     return limited;
   }
   const auto& mesh = *disc.mesh;
-  std::vector<std::atomic<std::uint8_t>> done(K);
+  std::vector<std::atomic<std::uint8_t>> done(disc.num_elements());
   std::atomic<std::size_t> next{0};
-  constexpr std::size_t chunk = 8;
+  const std::size_t chunk = std::max<std::size_t>(1, 8 / lanes);  // groups per claim: ~8 elements
 #pragma omp parallel reduction(+ : limited)
   {
-    std::vector<double> B(np * np), r(np);
-    for (std::size_t begin; (begin = next.fetch_add(chunk, std::memory_order_relaxed)) < K;)
-      for (std::size_t k = begin; k < std::min(begin + chunk, K); ++k) {
-        const auto e = static_cast<std::size_t>(plan.order[k]);
-        for (int f = 0; f < 4; ++f) {
-          const int d = mesh.neighbour[e][f];
-          if (d >= 0 && !((plan.lagged_faces[e] >> f) & 1) && inflow_coefficient(disc.geometry[e], f, plan.direction) != 0.0)
-            wait_until_done(done[static_cast<std::size_t>(d)]);
+    element_solve::Workspace B(np * np * lanes), r((np + 4 * static_cast<std::size_t>(lm.nfp)) * lanes);
+    for (std::size_t first; (first = next.fetch_add(chunk, std::memory_order_relaxed)) < num_groups;)
+      for (std::size_t g = first; g < std::min(first + chunk, num_groups); ++g) {
+        for (std::size_t k = groups[g]; k < groups[g + 1]; ++k) {
+          const auto e = static_cast<std::size_t>(plan.order[k]);
+          for (int f = 0; f < 4; ++f) {
+            const int d = mesh.neighbour[e][f];
+            if (d >= 0 && !((plan.lagged_faces[e] >> f) & 1) && inflow_coefficient(disc.geometry[e], f, plan.direction) != 0.0)
+              wait_until_done(done[static_cast<std::size_t>(d)]);
+          }
         }
-        limited += solve(disc, lm, plan.direction, plan.lagged_faces[e], lagged, positivity, e, sigma_nodal + e * np,
-                         sigma_t.block(e), rhs + e * np, u, B.data(), r.data());
-        done[e].store(1, std::memory_order_release);
+        limited += solve_at(g, B.data(), r.data());
+        for (std::size_t k = groups[g]; k < groups[g + 1]; ++k)
+          done[static_cast<std::size_t>(plan.order[k])].store(1, std::memory_order_release);
       }
   }
   return limited;
@@ -374,11 +254,12 @@ void SweepPreconditioned::precondition(std::span<const double> r, std::span<doub
 }
 
 long sweep_pass(const Discretization& disc, const SweepPlan& plan, const ReactionTerm& sigma_t,
-                std::span<const double> rhs, std::span<double> u, std::span<const double> lagged, bool positivity) {
+                std::span<const double> rhs, std::span<double> u, std::span<const double> lagged, bool positivity,
+                ElementSolves solves) {
   const LocalMatrices lm(disc.ref);
   const double* lagged_values = lagged.empty() ? nullptr : lagged.data();
   auto run = [&]<int NP>() {
-    return sweep_elements<NP>(disc, lm, plan, sigma_t, rhs.data(), u.data(), lagged_values, positivity);
+    return sweep_elements<NP>(disc, lm, plan, sigma_t, rhs.data(), u.data(), lagged_values, positivity, solves);
   };
   switch (lm.np) {  // P1..P8 with the size fixed at compile time
     case 4: return run.template operator()<4>();

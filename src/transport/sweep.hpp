@@ -78,10 +78,16 @@ SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, const
                         std::span<const double> rhs, std::span<double> u, double tol = 1e-12, int max_passes = 200,
                         bool positivity = false, const PassCoupling* coupling = nullptr);
 
+// How a pass does its element solves: `interleaved` solves the elements of a level in groups, one
+// SIMD lane each (4 with AVX2, 8 with AVX-512); `one_by_one` element by element (the reference the
+// parity test and the benchmark compare with). Same answers to round-off.
+enum class ElementSolves { interleaved, one_by_one };
+
 // One pass: u = P^-1 (rhs + C lagged), lagged faces reading `lagged` (empty: zero; must not alias u).
 // Returns the number of elements the positivity limiter changed.
 long sweep_pass(const Discretization& disc, const SweepPlan& plan, const ReactionTerm& sigma_t,
-                std::span<const double> rhs, std::span<double> u, std::span<const double> lagged, bool positivity = false);
+                std::span<const double> rhs, std::span<double> u, std::span<const double> lagged, bool positivity = false,
+                ElementSolves solves = ElementSolves::interleaved);
 
 // The sweep as the preconditioner of Bi-CGSTAB (`solver.preconditioner: sweep`): the operator of
 // `op`, and P^-1 r = one pass with the lagged faces reading zero, i.e. the exact inverse of the
