@@ -407,6 +407,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
     const auto& dir = cs.directions[d];
     const auto t0 = Clock::now();
     direction_rhs(disc, medium, walls, dir, rhs, g);
+    const double rhs_sec = seconds_since(t0);
     std::vector<double> u(n, 0.0);
     const std::string label = fmt::format("direction {} ({:.5g}, {:.5g}, {:.5g})", d, dir[0], dir[1], dir[2]);
     nlohmann::json js;
@@ -414,7 +415,10 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
       const auto tp = Clock::now();
       const auto plan = transport::plan_sweep(disc, dir);
       const double plan_sec = seconds_since(tp);
+      const auto ts = Clock::now();
       const auto res = transport::sweep_solve(disc, plan, medium.extinction, rhs, u, cs.solver.rtol, 200, cs.solver.positivity);
+      const double sweep_sec = seconds_since(ts);
+      const auto tc = Clock::now();
       op.set_direction(dir, medium.extinction, backend::BlockKind::none);
       std::vector<double> y(n);
       op.apply(u, y);
@@ -423,7 +427,8 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
       const double rel = b2 > 0 ? std::sqrt(r2 / b2) : std::sqrt(r2);
       js = {{"iterations", res.passes}, {"relative_residual", rel}, {"converged", true}, {"levels", plan.num_levels()},
             {"cycles", plan.cycles}, {"lagged_faces", plan.lagged}, {"lagged_fraction", plan.lagged_fraction},
-            {"plan_seconds", plan_sec}, {"limited_elements", res.limited}, {"reason", plan.lagged ? "sweep passes converged" : "exact sweep (no cycles)"}};
+            {"plan_seconds", plan_sec}, {"sweep_seconds", sweep_sec}, {"check_seconds", seconds_since(tc)},
+            {"limited_elements", res.limited}, {"reason", plan.lagged ? "sweep passes converged" : "exact sweep (no cycles)"}};
     } else {
       transport::KrylovOptions ko;
       ko.rtol = cs.solver.rtol;
@@ -453,6 +458,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
     solve_seconds += sec;
     js["direction"] = {dir[0], dir[1], dir[2]};
     js["seconds"] = sec;
+    js["rhs_seconds"] = rhs_sec;
     s.log(fmt::format("  {}: {} iterations, relative residual {:.2e}, {:.3f} s", label, js["iterations"].get<int>(),
                       js["relative_residual"].get<double>(), sec));
     solves.push_back(js);

@@ -49,10 +49,17 @@ struct LocalMatrices {
   }
 };
 
+// Threshold partial pivoting (Duff, Erisman & Reid, Direct Methods for Sparse Matrices, 1986,
+// sec. 5.4): the diagonal stays the pivot unless it is below this fraction of the column's largest
+// entry, which bounds every multiplier by 1/0.1 = 10. Upwind DG blocks are nonsingular for
+// sigma_t >= 0 but not diagonally dominant: plain partial pivoting interchanged rows at 28 % of the
+// elimination steps of P3 sweeps on the cube, this threshold at 0.65 % (the interleaved kernel then
+// rarely interchanges at all, which was a quarter of its time).
+inline constexpr double kPivotThreshold = 0.1;
+
 // Solves A x = r in place (r becomes x); A column-major n x n, destroyed. Gaussian elimination
-// with partial pivoting (upwind DG blocks are nonsingular for sigma_t >= 0, but not diagonally
-// dominant). N > 0 fixes the size at compile time so that the column loops unroll and vectorise;
-// N = 0 reads it from n.
+// with threshold partial pivoting (kPivotThreshold). N > 0 fixes the size at compile time so that
+// the column loops unroll and vectorise; N = 0 reads it from n.
 template <int N>
 void lu_solve(int n_runtime, double* __restrict A, double* __restrict r) {
   const int n = N > 0 ? N : n_runtime;
@@ -62,7 +69,7 @@ void lu_solve(int n_runtime, double* __restrict A, double* __restrict r) {
     double best = std::abs(colk[k]);
     for (int i = k + 1; i < n; ++i)
       if (std::abs(colk[i]) > best) best = std::abs(colk[i]), p = i;
-    if (p != k) {
+    if (p != k && !(std::abs(colk[k]) >= kPivotThreshold * best)) {
       for (int j = k; j < n; ++j) std::swap(A[static_cast<std::ptrdiff_t>(j) * n + k], A[static_cast<std::ptrdiff_t>(j) * n + p]);
       std::swap(r[k], r[p]);
     }
@@ -179,10 +186,11 @@ struct LaneVector {
 // The element solves of W elements of one sweep level at once (no upwind coupling between them),
 // element `elements[l]` in lane l: blocks, right-hand sides and LU interleaved (entry k of lane l at
 // k W + l), so that every column operation of solve_element is one W-wide vector operation instead
-// of a short scalar loop (issue 30, item 5). Each lane does solve_element's arithmetic: the same
-// partial pivoting, rows swapped lane by lane only where that lane's pivot is off the diagonal, so
-// the answers agree to round-off (FMA contraction aside). Lanes count..W-1 repeat lane 0's element
-// and are not written. Workspace: B N_p^2 W values, r (N_p + 4 N_fp) W. Returns the elements the
+// of a short scalar loop (issue 30, item 5). Each lane solves what solve_element solves, with the
+// same pivots (threshold partial pivoting, kPivotThreshold) but the LU in left-looking order, so
+// the answers agree to round-off (measured 1e-15 at P1 to 3e-13 at P8 relative to max |u|, the
+// parity test in tests/transport/test_sweep.cpp). Lanes count..W-1 repeat lane 0's element and
+// are not written. Workspace: B N_p^2 W values, r (N_p + 4 N_fp) W. Returns the elements the
 // limiter changed.
 template <int NP, int W>
 long solve_group(const PassInputs& in, const int* elements, int count, double* __restrict B, double* __restrict r) {
@@ -294,9 +302,9 @@ long solve_group(const PassInputs& in, const int* elements, int count, double* _
   // LU, left-looking (column j is brought up to date from the finished columns k < j, then its
   // pivot chosen): the updates accumulate in registers, four rows at a time, and each entry is
   // stored once per column instead of once per elimination step (the right-looking order of
-  // lu_solve was bound by those stores). Pivoting per lane as lu_solve: the largest |a_ij| of
-  // column j, rows interchanged over the whole row (LAPACK's P A = L U), lane by lane only where a
-  // lane's pivot is off the diagonal.
+  // lu_solve was bound by those stores). Pivoting per lane as lu_solve (threshold partial
+  // pivoting), rows interchanged over the whole row (LAPACK's P A = L U) only in the lanes whose
+  // pivot is off the diagonal.
   auto at = [&](std::size_t i, std::size_t j) -> V& { return lanes(B, j * n + i); };
   for (std::size_t j = 0; j < n; ++j) {
     // a_ij minus the sum over k < kmax of l_ik u_kj, in four partial sums (the FMA latency).
@@ -340,6 +348,9 @@ long solve_group(const PassInputs& in, const int* elements, int count, double* _
       best = larger ? v : best;
       pivot = larger ? V{} + static_cast<double>(i2) : pivot;
     }
+    V diagonal = at(j, j);
+    diagonal = diagonal < 0 ? -diagonal : diagonal;
+    pivot = diagonal >= kPivotThreshold * best ? V{} + static_cast<double>(j) : pivot;  // as lu_solve
     // Interchange rows j and p in the lanes whose pivot row is p, one distinct p at a time, with
     // whole-vector loads, blends and stores (lane-wise scalar swaps stalled the following vector
     // loads on store forwarding: a third of the kernel's time at P3).
