@@ -84,6 +84,9 @@ inline void wait_until_done(const std::atomic<std::uint8_t>& flag) {
     if (spins > 64) std::this_thread::yield();
 }
 
+// Set bits of a 4-bit face mask (std::popcount is a libgcc call without -mpopcnt).
+constexpr int face_count(unsigned mask) { return static_cast<int>((mask & 1) + (mask >> 1 & 1) + (mask >> 2 & 1) + (mask >> 3 & 1)); }
+
 // Groups of at most `lanes` consecutive elements of the order inside one level (independent
 // elements, solved together by the interleaved kernel): begin offsets into plan.order, then its size.
 std::vector<std::size_t> level_groups(const SweepPlan& plan, std::size_t lanes) {
@@ -135,8 +138,25 @@ long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const S
     for (std::size_t g = 0; g < num_groups; ++g) limited += solve_at(g, B.data(), r.data());
     return limited;
   }
+  // Faces whose upwind element must be done first: interior, inflow, not lagged (the plan's bits;
+  // recomputed for a plan built by hand without them).
   const auto& mesh = *disc.mesh;
-  std::vector<std::atomic<std::uint8_t>> done(disc.num_elements());
+  auto upwind_faces = [&](std::size_t e) -> unsigned {
+    unsigned inflow = 0;
+    if (!plan.inflow_faces.empty()) {
+      inflow = plan.inflow_faces[e];
+    } else {
+      for (int f = 0; f < 4; ++f)
+        if (mesh.neighbour[e][f] >= 0 && inflow_coefficient(disc.geometry[e], f, plan.direction) != 0.0) inflow |= 1u << f;
+    }
+    return inflow & ~static_cast<unsigned>(plan.lagged_faces[e]);
+  };
+  // A done flag per group, not per element: a flag written by one thread and read by the other moves
+  // a cache line between the cores, and per element that traffic cost as much as the solves.
+  std::vector<std::uint32_t> group_of(disc.num_elements(), 0);
+  for (std::size_t g = 0; g < num_groups; ++g)
+    for (std::size_t k = groups[g]; k < groups[g + 1]; ++k) group_of[static_cast<std::size_t>(plan.order[k])] = static_cast<std::uint32_t>(g);
+  std::vector<std::atomic<std::uint8_t>> done(num_groups);
   std::atomic<std::size_t> next{0};
   const std::size_t chunk = std::max<std::size_t>(1, 8 / lanes);  // groups per claim: ~8 elements
 #pragma omp parallel reduction(+ : limited)
@@ -146,15 +166,12 @@ long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const S
       for (std::size_t g = first; g < std::min(first + chunk, num_groups); ++g) {
         for (std::size_t k = groups[g]; k < groups[g + 1]; ++k) {
           const auto e = static_cast<std::size_t>(plan.order[k]);
-          for (int f = 0; f < 4; ++f) {
-            const int d = mesh.neighbour[e][f];
-            if (d >= 0 && !((plan.lagged_faces[e] >> f) & 1) && inflow_coefficient(disc.geometry[e], f, plan.direction) != 0.0)
-              wait_until_done(done[static_cast<std::size_t>(d)]);
-          }
+          const unsigned upwind = upwind_faces(e);
+          for (int f = 0; f < 4; ++f)
+            if ((upwind >> f) & 1) wait_until_done(done[group_of[static_cast<std::size_t>(mesh.neighbour[e][f])]]);
         }
         limited += solve_at(g, B.data(), r.data());
-        for (std::size_t k = groups[g]; k < groups[g + 1]; ++k)
-          done[static_cast<std::size_t>(plan.order[k])].store(1, std::memory_order_release);
+        done[g].store(1, std::memory_order_release);
       }
   }
   return limited;
@@ -168,32 +185,57 @@ SweepPlan plan_sweep(const Discretization& disc, const Vec3& s, std::size_t solv
   SweepPlan plan;
   plan.direction = s;
   plan.lagged_faces.assign(disc.num_elements(), 0);
+  plan.inflow_faces.assign(disc.num_elements(), 0);
   std::vector<int> indegree(K, 0);
   std::size_t interior_inflow = 0;
-  for (std::size_t e = 0; e < K; ++e)
+  // One pass in element order over the geometry, without branches (an inflow face is a coin toss
+  // to the branch predictor): the level walk below reads these bits instead of recomputing s.n at
+  // scattered neighbours.
+  const auto elements = static_cast<std::ptrdiff_t>(K);
+  std::size_t partition_faces = 0;
+#pragma omp parallel for schedule(static) reduction(+ : partition_faces, interior_inflow) if (!omp_in_parallel())
+  for (std::ptrdiff_t ei = 0; ei < elements; ++ei) {
+    const auto e = static_cast<std::size_t>(ei);
+    unsigned inflow = 0, unsolved = 0;
     for (int f = 0; f < 4; ++f) {
       const int u = mesh.neighbour[e][f];
-      if (u < 0 || inflow_coefficient(disc.geometry[e], f, s) == 0.0) continue;
-      if (static_cast<std::size_t>(u) >= K) {  // from an element not solved here: an input
-        plan.lagged_faces[e] |= static_cast<std::uint8_t>(1u << f);
-        ++plan.partition_faces;
-        continue;
-      }
-      ++indegree[e], ++interior_inflow;
+      inflow |= static_cast<unsigned>((u >= 0) & (inflow_coefficient(disc.geometry[e], f, s) != 0.0)) << f;
+      unsolved |= static_cast<unsigned>(static_cast<std::size_t>(u) >= K) << f;  // a rank's ghost (u < 0 is not inflow)
     }
-  // Downstream edges of e: neighbours d across faces that are inflow faces of d, not lagged.
-  auto downstream = [&](int e, auto&& visit) {
+    plan.inflow_faces[e] = static_cast<std::uint8_t>(inflow);
+    plan.lagged_faces[e] = static_cast<std::uint8_t>(inflow & unsolved);  // inputs from elements not solved here
+    partition_faces += static_cast<std::size_t>(face_count(inflow & unsolved));
+    indegree[e] = face_count(inflow & ~unsolved);
+    interior_inflow += static_cast<std::size_t>(indegree[e]);
+  }
+  plan.partition_faces = partition_faces;
+  // Per element, the faces leading downstream (to a solved element for which the face is inflow),
+  // so that the level walk visits only those, without a branch per face.
+  std::vector<std::uint8_t> downstream_faces(K, 0);
+#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+  for (std::ptrdiff_t ei = 0; ei < elements; ++ei) {
+    const auto e = static_cast<std::size_t>(ei);
+    unsigned down = 0;
     for (int f = 0; f < 4; ++f) {
       const int d = mesh.neighbour[e][f];
-      if (d < 0 || static_cast<std::size_t>(d) >= K) continue;
-      const int fd = mesh.neighbour_face[e][f];
-      if (inflow_coefficient(disc.geometry[d], fd, s) != 0.0 && !((plan.lagged_faces[d] >> fd) & 1)) visit(d);
+      const bool solved = d >= 0 && static_cast<std::size_t>(d) < K;
+      down |= static_cast<unsigned>(solved && ((plan.inflow_faces[static_cast<std::size_t>(d)] >> mesh.neighbour_face[e][f]) & 1)) << f;
+    }
+    downstream_faces[e] = static_cast<std::uint8_t>(down);
+  }
+  // Downstream edges of e: neighbours d across faces that are inflow faces of d, not lagged.
+  auto downstream = [&](int e, auto&& visit) {
+    for (unsigned m = downstream_faces[static_cast<std::size_t>(e)]; m != 0; m &= m - 1) {
+      const int f = __builtin_ctz(m);
+      const int d = mesh.neighbour[e][f];
+      if (!((plan.lagged_faces[d] >> mesh.neighbour_face[e][f]) & 1)) visit(d);
     }
   };
   std::vector<int> current;
   for (std::size_t e = 0; e < K; ++e)
     if (indegree[e] == 0) current.push_back(static_cast<int>(e));
   std::vector<char> remaining(K, 1);
+  std::vector<int> next;
   plan.order.reserve(K);
   plan.level_begin.push_back(0);
   while (plan.order.size() < K) {
@@ -227,7 +269,7 @@ SweepPlan plan_sweep(const Discretization& disc, const Vec3& s, std::size_t solv
       continue;
     }
     std::sort(current.begin(), current.end());
-    std::vector<int> next;
+    next.clear();
     for (int e : current) {
       remaining[e] = 0;
       plan.order.push_back(e);

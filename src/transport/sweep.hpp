@@ -31,12 +31,15 @@ struct SweepPlan {
   std::vector<int> order;        // elements in a valid upwind order
   std::vector<int> level_begin;  // order[level_begin[l] .. level_begin[l+1]) can run in parallel
   std::vector<std::uint8_t> lagged_faces;  // per element: bit f set = inflow face f is lagged
+  std::vector<std::uint8_t> inflow_faces;  // per element: bit f set = face f is an interior inflow face
   std::size_t lagged = 0;        // number of lagged faces
   double lagged_fraction = 0;    // lagged / interior inflow faces
   int cycles = 0;                // strongly connected components broken
   std::size_t partition_faces = 0;  // inflow faces from elements the plan does not solve (a rank's ghosts), lagged
   std::size_t num_levels() const { return level_begin.empty() ? 0 : level_begin.size() - 1; }
-  std::size_t bytes() const { return order.size() * sizeof(int) + level_begin.size() * sizeof(int) + lagged_faces.size(); }
+  std::size_t bytes() const {
+    return order.size() * sizeof(int) + level_begin.size() * sizeof(int) + lagged_faces.size() + inflow_faces.size();
+  }
 };
 
 // Upwind graph of direction s (interior faces only), ordered into levels; cycles cut. solved: only
