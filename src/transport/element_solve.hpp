@@ -51,11 +51,13 @@ struct LocalMatrices {
 
 // Threshold partial pivoting (Duff, Erisman & Reid, Direct Methods for Sparse Matrices, 1986,
 // sec. 5.4): the diagonal stays the pivot unless it is below this fraction of the column's largest
-// entry, which bounds every multiplier by 1/0.1 = 10. Upwind DG blocks are nonsingular for
+// entry, which bounds every multiplier by 1/0.5 = 2. Upwind DG blocks are nonsingular for
 // sigma_t >= 0 but not diagonally dominant: plain partial pivoting interchanged rows at 28 % of the
-// elimination steps of P3 sweeps on the cube, this threshold at 0.65 % (the interleaved kernel then
-// rarely interchanges at all, which was a quarter of its time).
-inline constexpr double kPivotThreshold = 0.1;
+// elimination steps of P3 sweeps on the cube, this threshold at 6.9 % (0.1: 0.65 %), and the
+// interleaved kernel's interchanges were a quarter of its time. 0.5, not 0.1: with 0.1 the
+// residual of a P6 sweep grew 2.5x over partial pivoting's (3e-13) and a P2 slab with rtol 1e-13
+// needed a second Krylov iteration; with 0.5 it stays within 15 % of partial pivoting at P1-P6.
+inline constexpr double kPivotThreshold = 0.5;
 
 // Solves A x = r in place (r becomes x); A column-major n x n, destroyed. Gaussian elimination
 // with threshold partial pivoting (kPivotThreshold). N > 0 fixes the size at compile time so that
@@ -96,10 +98,15 @@ void lu_solve(int n_runtime, double* __restrict A, double* __restrict r) {
 // neighbour traces moved to the right-hand side. NP > 0: the number of nodes, fixed at compile time.
 // Lagged faces read their upwind values from `lagged` (a separate array, so that a pass is the same
 // linear map whatever the threads' order), or take zero if it is null.
+//
+// residual_e (null: not wanted): receives |r_e - B_e u_e|^2 with the block and right-hand side as
+// assembled here and u_e as written (after the limiter): element e's rows of the residual of the
+// upwind DG system, exactly so when the upwind values were final (no lagged faces). B and r then
+// need room for a copy: 2 N_p^2 and 2 N_p values.
 template <int NP>
 bool solve_element(const Discretization& disc, const LocalMatrices& lm, const Vec3& s, std::uint8_t lagged_mask,
                    const double* lagged, bool positivity, std::size_t e, const double* sigma_t_e, const double* sigma_block_e,
-                   const double* rhs_e, double* u, double* __restrict B, double* __restrict r) {
+                   const double* rhs_e, double* u, double* __restrict B, double* __restrict r, double* residual_e) {
   const int np = NP > 0 ? NP : lm.np;
   const int nfp = lm.nfp;
   const auto nn = static_cast<std::size_t>(np) * static_cast<std::size_t>(np);
@@ -145,6 +152,12 @@ bool solve_element(const Discretization& disc, const LocalMatrices& lm, const Ve
       for (int k = 0; k < np; ++k) balance_lhs += lm.mean_weight[static_cast<std::size_t>(k)] * col[k];
       balance_rhs += lm.mean_weight[static_cast<std::size_t>(i)] * r[i];
     }
+  double* __restrict B_assembled = B + nn;
+  double* __restrict r_assembled = r + np;
+  if (residual_e) {
+    std::copy(B, B + nn, B_assembled);
+    std::copy(r, r + np, r_assembled);
+  }
   lu_solve<NP>(np, B, r);
   bool limited = false;
   if (positivity) {
@@ -158,6 +171,15 @@ bool solve_element(const Discretization& disc, const LocalMatrices& lm, const Ve
     }
   }
   std::copy(r, r + np, u + e * static_cast<std::size_t>(np));
+  if (residual_e) {
+    for (int k = 0; k < np; ++k) {
+      const double* __restrict col = B_assembled + static_cast<std::size_t>(k) * static_cast<std::size_t>(np);
+      for (int i = 0; i < np; ++i) r_assembled[i] -= col[i] * r[k];
+    }
+    double sum = 0;
+    for (int i = 0; i < np; ++i) sum += r_assembled[i] * r_assembled[i];
+    *residual_e = sum;
+  }
   return limited;
 }
 
@@ -172,6 +194,7 @@ struct PassInputs {
   const ReactionTerm& sigma_t;
   const double* rhs;
   double* u;
+  double* element_residuals = nullptr;  // per element |r_e - B_e u_e|^2 (solve_element's residual_e); null: none
 };
 
 // W doubles as one value (GCC/Clang vector extensions): the lanes of the interleaved kernel. Written
@@ -190,7 +213,8 @@ struct LaneVector {
 // same pivots (threshold partial pivoting, kPivotThreshold) but the LU in left-looking order, so
 // the answers agree to round-off (measured 1e-15 at P1 to 3e-13 at P8 relative to max |u|, the
 // parity test in tests/transport/test_sweep.cpp). Lanes count..W-1 repeat lane 0's element and
-// are not written. Workspace: B N_p^2 W values, r (N_p + 4 N_fp) W. Returns the elements the
+// are not written. Workspace: B 2 N_p^2 W values, r (2 N_p + 4 N_fp) W (the second halves hold
+// the assembled block and right-hand side when residuals are wanted). Returns the elements the
 // limiter changed.
 template <int NP, int W>
 long solve_group(const PassInputs& in, const int* elements, int count, double* __restrict B, double* __restrict r) {
@@ -299,6 +323,12 @@ long solve_group(const PassInputs& in, const int* elements, int count, double* _
       for (std::size_t k = 0; k < n; ++k) balance_lhs += in.lm.mean_weight[k] * lanes(col, k);
       balance_rhs += in.lm.mean_weight[i] * lanes(r, i);
     }
+  double* __restrict B_assembled = B + nn * W;
+  double* __restrict r_assembled = r + (n + 4 * nfp_) * W;
+  if (in.element_residuals) {
+    std::copy(B, B + nn * W, B_assembled);
+    std::copy(r, r + n * W, r_assembled);
+  }
   // LU, left-looking (column j is brought up to date from the finished columns k < j, then its
   // pivot chosen): the updates accumulate in registers, four rows at a time, and each entry is
   // stored once per column instead of once per elimination step (the right-looking order of
@@ -393,6 +423,16 @@ long solve_group(const PassInputs& in, const int* elements, int count, double* _
     const double theta = u0 / (u0 - low);
     for (std::size_t i = 0; i < n; ++i) ue[i] = u0 + theta * (ue[i] - u0);
   }
+  if (in.element_residuals) {  // r_e - B_e u_e with u_e as written, lane by lane in the vectors
+    for (std::size_t k = 0; k < n; ++k) {
+      V uk{};
+      for (int l = 0; l < count; ++l) uk[l] = in.u[lane_element[l] * n + k];
+      for (std::size_t i = 0; i < n; ++i) lanes(r_assembled, i) -= lanes(B_assembled, k * n + i) * uk;
+    }
+    V sum{};
+    for (std::size_t i = 0; i < n; ++i) sum += lanes(r_assembled, i) * lanes(r_assembled, i);
+    for (int l = 0; l < count; ++l) in.element_residuals[lane_element[l]] = sum[l];
+  }
   return limited;
 }
 
@@ -440,7 +480,7 @@ class Workspace {
 // instantiations (libgmsh crashed that way), and the binary stays portable.
 using ElementKernel = bool (*)(const Discretization&, const LocalMatrices&, const Vec3&, std::uint8_t, const double*, bool,
                                std::size_t, const double*, const double*, const double*, double*, double* __restrict,
-                               double* __restrict);
+                               double* __restrict, double*);
 struct GroupKernel {
   long (*solve)(const PassInputs&, const int*, int, double* __restrict, double* __restrict);
   int lanes;
@@ -451,8 +491,8 @@ template <int NP>
                                                                    const Vec3& s, std::uint8_t lagged_mask, const double* lagged,
                                                                    bool positivity, std::size_t e, const double* sigma_t_e,
                                                                    const double* sigma_block_e, const double* rhs_e, double* u,
-                                                                   double* __restrict B, double* __restrict r) {
-  return solve_element<NP>(disc, lm, s, lagged_mask, lagged, positivity, e, sigma_t_e, sigma_block_e, rhs_e, u, B, r);
+                                                                   double* __restrict B, double* __restrict r, double* residual_e) {
+  return solve_element<NP>(disc, lm, s, lagged_mask, lagged, positivity, e, sigma_t_e, sigma_block_e, rhs_e, u, B, r, residual_e);
 }
 template <int NP>
 [[gnu::target("avx2,fma"), gnu::flatten]] long solve_group_avx2(const PassInputs& in, const int* elements, int count,

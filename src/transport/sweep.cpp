@@ -114,14 +114,15 @@ std::vector<std::size_t> level_groups(const SweepPlan& plan, std::size_t lanes) 
 // were claimed before it.
 template <int NP>
 long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const SweepPlan& plan, const ReactionTerm& sigma_t,
-                    const double* rhs, double* u, const double* lagged, bool positivity, ElementSolves solves) {
+                    const double* rhs, double* u, const double* lagged, bool positivity, ElementSolves solves,
+                    double* element_residuals) {
   const double* sigma_nodal = sigma_t.nodal().data();
   const auto np = static_cast<std::size_t>(lm.np);
   const ElementKernel solve_one = element_kernel<NP>();
   const GroupKernel group = group_kernel<NP>();
   const auto lanes = static_cast<std::size_t>(solves == ElementSolves::interleaved ? group.lanes : 1);
   const auto groups = level_groups(plan, lanes);
-  const PassInputs in{disc, lm, plan.direction, plan.lagged_faces.data(), lagged, positivity, sigma_t, rhs, u};
+  const PassInputs in{disc, lm, plan.direction, plan.lagged_faces.data(), lagged, positivity, sigma_t, rhs, u, element_residuals};
   const std::size_t num_groups = groups.size() - 1;
   auto solve_at = [&](std::size_t g, double* B, double* r) -> long {
     const std::size_t begin = groups[g], count = groups[g + 1] - begin;
@@ -130,11 +131,11 @@ long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const S
     if (count > 1) return group.solve(in, plan.order.data() + begin, static_cast<int>(count), B, r);
     const auto e = static_cast<std::size_t>(plan.order[begin]);
     return solve_one(disc, lm, plan.direction, plan.lagged_faces[e], lagged, positivity, e, sigma_nodal + e * np, sigma_t.block(e),
-                     rhs + e * np, u, B, r);
+                     rhs + e * np, u, B, r, element_residuals ? element_residuals + e : nullptr);
   };
   long limited = 0;
   if (omp_in_parallel() || omp_get_max_threads() == 1) {
-    element_solve::Workspace B(np * np * lanes), r((np + 4 * static_cast<std::size_t>(lm.nfp)) * lanes);
+    element_solve::Workspace B(2 * np * np * lanes), r((2 * np + 4 * static_cast<std::size_t>(lm.nfp)) * lanes);
     for (std::size_t g = 0; g < num_groups; ++g) limited += solve_at(g, B.data(), r.data());
     return limited;
   }
@@ -161,7 +162,7 @@ long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const S
   const std::size_t chunk = std::max<std::size_t>(1, 8 / lanes);  // groups per claim: ~8 elements
 #pragma omp parallel reduction(+ : limited)
   {
-    element_solve::Workspace B(np * np * lanes), r((np + 4 * static_cast<std::size_t>(lm.nfp)) * lanes);
+    element_solve::Workspace B(2 * np * np * lanes), r((2 * np + 4 * static_cast<std::size_t>(lm.nfp)) * lanes);
     for (std::size_t first; (first = next.fetch_add(chunk, std::memory_order_relaxed)) < num_groups;)
       for (std::size_t g = first; g < std::min(first + chunk, num_groups); ++g) {
         for (std::size_t k = groups[g]; k < groups[g + 1]; ++k) {
@@ -297,11 +298,12 @@ void SweepPreconditioned::precondition(std::span<const double> r, std::span<doub
 
 long sweep_pass(const Discretization& disc, const SweepPlan& plan, const ReactionTerm& sigma_t,
                 std::span<const double> rhs, std::span<double> u, std::span<const double> lagged, bool positivity,
-                ElementSolves solves) {
+                ElementSolves solves, std::span<double> element_residuals) {
   const LocalMatrices lm(disc.ref);
   const double* lagged_values = lagged.empty() ? nullptr : lagged.data();
   auto run = [&]<int NP>() {
-    return sweep_elements<NP>(disc, lm, plan, sigma_t, rhs.data(), u.data(), lagged_values, positivity, solves);
+    return sweep_elements<NP>(disc, lm, plan, sigma_t, rhs.data(), u.data(), lagged_values, positivity, solves,
+                              element_residuals.empty() ? nullptr : element_residuals.data());
   };
   switch (lm.np) {  // P1..P8 with the size fixed at compile time
     case 4: return run.template operator()<4>();
@@ -318,13 +320,20 @@ long sweep_pass(const Discretization& disc, const SweepPlan& plan, const Reactio
 
 SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, const ReactionTerm& sigma_t,
                         std::span<const double> rhs, std::span<double> u, double tol, int max_passes, bool positivity,
-                        const PassCoupling* coupling) {
+                        const PassCoupling* coupling, bool measure_residual) {
   SweepResult res;
   if (plan.lagged == 0 && !coupling) {
     // Partition faces alone read the ghost block of u (the angular solve's inflow from other ranks):
     // the pass never writes a ghost, so reading u there is no aliasing.
+    std::vector<double> element_residuals(measure_residual && plan.partition_faces == 0 ? disc.num_elements() : 0);
     res.limited = sweep_pass(disc, plan, sigma_t, rhs, u, plan.partition_faces ? std::span<const double>(u) : std::span<const double>(),
-                             positivity);
+                             positivity, ElementSolves::interleaved, element_residuals);
+    if (!element_residuals.empty()) {  // summed in element order: the same bits whatever the threads did
+      double r2 = 0, b2 = 0;
+      for (const double x : element_residuals) r2 += x;
+      for (const double b : rhs.first(disc.num_dofs())) b2 += b * b;
+      res.relative_residual = b2 > 0 ? std::sqrt(r2 / b2) : std::sqrt(r2);
+    }
     return res;
   }
   // Passes, lagged faces reading the previous pass (a separate array: the same linear map whatever

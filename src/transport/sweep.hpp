@@ -52,6 +52,10 @@ struct SweepResult {
   int passes = 1;             // sweeps done: 1 without lagged faces
   double lagged_change = 0;   // max relative change of the last pass (0 if exact)
   long limited = 0;           // elements scaled by the positivity limiter (last pass)
+  // |rhs - L u| / |rhs| over the elements the plan solves, from the element blocks as the sweep
+  // assembled them (measure_residual on a plan without lagged or partition faces: the one pass used
+  // final upwind values, so these are exactly the rows of L u - rhs); -1 where not measured.
+  double relative_residual = -1;
 };
 
 // Solves L u = rhs for direction s (rhs already holds the boundary inflow lift): one pass if the
@@ -79,7 +83,7 @@ struct PassCoupling {
 };
 SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, const ReactionTerm& sigma_t,
                         std::span<const double> rhs, std::span<double> u, double tol = 1e-12, int max_passes = 200,
-                        bool positivity = false, const PassCoupling* coupling = nullptr);
+                        bool positivity = false, const PassCoupling* coupling = nullptr, bool measure_residual = false);
 
 // How a pass does its element solves: `interleaved` solves the elements of a level in groups, one
 // SIMD lane each (4 with AVX2, 8 with AVX-512); `one_by_one` element by element (the reference the
@@ -88,9 +92,11 @@ enum class ElementSolves { interleaved, one_by_one };
 
 // One pass: u = P^-1 (rhs + C lagged), lagged faces reading `lagged` (empty: zero; must not alias u).
 // Returns the number of elements the positivity limiter changed.
+// element_residuals (empty: none; else one value per element): |r_e - B_e u_e|^2 of each element's
+// system as assembled (its rows of the residual when the upwind values it read were final).
 long sweep_pass(const Discretization& disc, const SweepPlan& plan, const ReactionTerm& sigma_t,
                 std::span<const double> rhs, std::span<double> u, std::span<const double> lagged, bool positivity = false,
-                ElementSolves solves = ElementSolves::interleaved);
+                ElementSolves solves = ElementSolves::interleaved, std::span<double> element_residuals = {});
 
 // The sweep as the preconditioner of Bi-CGSTAB (`solver.preconditioner: sweep`): the operator of
 // `op`, and P^-1 r = one pass with the lagged faces reading zero, i.e. the exact inverse of the
