@@ -436,28 +436,6 @@ long solve_group(const PassInputs& in, const int* elements, int count, double* _
   return limited;
 }
 
-// Asks the caches for what the group kernel will read of these elements (geometry, neighbour map,
-// right-hand side, sigma_t) and the rows of u it will write: issued one group ahead, the gathers
-// of scattered elements no longer wait on memory (on 22k tets at P3 they were a third of the kernel).
-inline void prefetch_elements(const PassInputs& in, const int* elements, int count) {
-  const auto n = static_cast<std::size_t>(in.lm.np), nfp = static_cast<std::size_t>(in.lm.nfp);
-  auto lines = [](const void* p, std::size_t bytes, auto hint) {
-    const char* c = static_cast<const char*>(p);
-    for (std::size_t b = 0; b < bytes; b += 64) hint(c + b);
-  };
-  const auto read = [](const char* p) { __builtin_prefetch(p, 0, 3); };
-  const auto write = [](const char* p) { __builtin_prefetch(p, 1, 3); };
-  const double* sigma = in.sigma_t.nodal().data();
-  for (int l = 0; l < count; ++l) {
-    const auto e = static_cast<std::size_t>(elements[l]);
-    lines(&in.disc.geometry[e], sizeof(dg::ElementGeometry), read);
-    lines(in.disc.neighbour_node.data() + e * 4 * nfp, 4 * nfp * sizeof(int), read);
-    lines(in.rhs + e * n, n * sizeof(double), read);
-    lines(sigma + e * n, n * sizeof(double), read);
-    lines(in.u + e * n, n * sizeof(double), write);
-  }
-}
-
 // The kernels' workspace, aligned to 64 bytes so that no lane vector straddles two cache lines
 // (a std::vector's 16-byte alignment cost the interleaved kernel ~20 % at P3).
 class Workspace {

@@ -126,8 +126,6 @@ long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const S
   const std::size_t num_groups = groups.size() - 1;
   auto solve_at = [&](std::size_t g, double* B, double* r) -> long {
     const std::size_t begin = groups[g], count = groups[g + 1] - begin;
-    if (g + 1 < num_groups)  // the next group's data on its way while this one is solved
-      element_solve::prefetch_elements(in, plan.order.data() + groups[g + 1], static_cast<int>(groups[g + 2] - groups[g + 1]));
     if (count > 1) return group.solve(in, plan.order.data() + begin, static_cast<int>(count), B, r);
     const auto e = static_cast<std::size_t>(plan.order[begin]);
     return solve_one(disc, lm, plan.direction, plan.lagged_faces[e], lagged, positivity, e, sigma_nodal + e * np, sigma_t.block(e),
