@@ -313,6 +313,9 @@ int main(int argc, char** argv) {
                      c["cpu"]["sweep_one_by_one"]["grind_ns"].get<double>());
         if (opt.cpu_only) {
           doc["cases"].push_back(c);
+          doc["total_seconds"] = seconds_since(t_start);
+          doc["complete"] = false;
+          if (!opt.out.empty()) dgrte::bench::write_atomically(opt.out, doc.dump(2) + "\n");
           continue;
         }
         std::fprintf(stderr, "  OpenCL...\n");

@@ -422,8 +422,9 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
       // The residual: measured by the exact pass from its element blocks (the rows of L u - rhs),
       // else (lagged faces: passes) by the operator.
       const auto tc = Clock::now();
+      const bool measured = !(res.relative_residual < 0);  // NaN (u has NaN) counts as measured
       double rel = res.relative_residual;
-      if (rel < 0) {
+      if (!measured) {
         op.set_direction(dir, medium.extinction, backend::BlockKind::none);
         std::vector<double> y(n);
         op.apply(u, y);
@@ -434,7 +435,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
       js = {{"iterations", res.passes}, {"relative_residual", rel}, {"converged", true}, {"levels", plan.num_levels()},
             {"cycles", plan.cycles}, {"lagged_faces", plan.lagged}, {"lagged_fraction", plan.lagged_fraction},
             {"plan_seconds", plan_sec}, {"sweep_seconds", sweep_sec}, {"check_seconds", seconds_since(tc)},
-            {"residual_from", res.relative_residual >= 0 ? "element blocks" : "operator"},
+            {"residual_from", measured ? "element blocks" : "operator"},
             {"limited_elements", res.limited}, {"reason", plan.lagged ? "sweep passes converged" : "exact sweep (no cycles)"}};
     } else {
       transport::KrylovOptions ko;

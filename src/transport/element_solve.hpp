@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -491,7 +490,7 @@ ElementKernel element_kernel() {
 }
 template <int NP>
 GroupKernel group_kernel() {
-  static const bool avx2 = cpu_has_avx2(), avx512 = cpu_has_avx512() && !std::getenv("NO512");
+  static const bool avx2 = cpu_has_avx2(), avx512 = cpu_has_avx512();
   if (avx512) return {&solve_group_avx512<NP>, 8};
   if (avx2) return {&solve_group_avx2<NP>, 4};
   return {&solve_group<NP, 4>, 4};

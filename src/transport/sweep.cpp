@@ -92,7 +92,9 @@ constexpr int face_count(unsigned mask) { return static_cast<int>((mask & 1) + (
 std::vector<std::size_t> level_groups(const SweepPlan& plan, std::size_t lanes) {
   std::vector<std::size_t> begin;
   const std::size_t K = plan.order.size();
-  if (plan.level_begin.size() < 2) {  // no levels known: one element per group
+  const bool levels_cover_order = plan.level_begin.size() >= 2 && plan.level_begin.front() == 0 &&
+                                  static_cast<std::size_t>(plan.level_begin.back()) == K;
+  if (!levels_cover_order) {  // no levels known (a plan built by hand): one element per group
     for (std::size_t k = 0; k <= K; ++k) begin.push_back(k);
     return begin;
   }
@@ -144,9 +146,12 @@ long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const S
     unsigned inflow = 0;
     if (!plan.inflow_faces.empty()) {
       inflow = plan.inflow_faces[e];
-    } else {
-      for (int f = 0; f < 4; ++f)
-        if (mesh.neighbour[e][f] >= 0 && inflow_coefficient(disc.geometry[e], f, plan.direction) != 0.0) inflow |= 1u << f;
+    } else {  // only neighbours the plan solves: others (a rank's ghosts) are inputs, never awaited
+      for (int f = 0; f < 4; ++f) {
+        const int d = mesh.neighbour[e][f];
+        if (d >= 0 && static_cast<std::size_t>(d) < plan.order.size() && inflow_coefficient(disc.geometry[e], f, plan.direction) != 0.0)
+          inflow |= 1u << f;
+      }
     }
     return inflow & ~static_cast<unsigned>(plan.lagged_faces[e]);
   };
@@ -323,13 +328,21 @@ SweepResult sweep_solve(const Discretization& disc, const SweepPlan& plan, const
   if (plan.lagged == 0 && !coupling) {
     // Partition faces alone read the ghost block of u (the angular solve's inflow from other ranks):
     // the pass never writes a ghost, so reading u there is no aliasing.
-    std::vector<double> element_residuals(measure_residual && plan.partition_faces == 0 ? disc.num_elements() : 0);
+    // The measured residual is the operator's only where every upwind value was final: no lagged
+    // bit set (the counter aside) and no partition face.
+    const bool exact = plan.partition_faces == 0 && std::none_of(plan.lagged_faces.begin(), plan.lagged_faces.end(),
+                                                                 [](std::uint8_t bits) { return bits != 0; });
+    std::vector<double> element_residuals(measure_residual && exact ? disc.num_elements() : 0);
     res.limited = sweep_pass(disc, plan, sigma_t, rhs, u, plan.partition_faces ? std::span<const double>(u) : std::span<const double>(),
                              positivity, ElementSolves::interleaved, element_residuals);
-    if (!element_residuals.empty()) {  // summed in element order: the same bits whatever the threads did
+    if (!element_residuals.empty()) {  // over the solved elements, in order: the same bits whatever the threads did
+      const auto np = static_cast<std::size_t>(disc.ref.num_nodes);
       double r2 = 0, b2 = 0;
-      for (const double x : element_residuals) r2 += x;
-      for (const double b : rhs.first(disc.num_dofs())) b2 += b * b;
+      for (const int e : plan.order) {
+        const auto ue = static_cast<std::size_t>(e);
+        r2 += element_residuals[ue];
+        for (std::size_t i = ue * np; i < (ue + 1) * np; ++i) b2 += rhs[i] * rhs[i];
+      }
       res.relative_residual = b2 > 0 ? std::sqrt(r2 / b2) : std::sqrt(r2);
     }
     return res;

@@ -29,7 +29,7 @@ inline double inflow_coefficient(const dg::ElementGeometry& g, int f, const Vec3
 struct SweepPlan {
   Vec3 direction{};
   std::vector<int> order;        // elements in a valid upwind order
-  std::vector<int> level_begin;  // order[level_begin[l] .. level_begin[l+1]) can run in parallel
+  std::vector<int> level_begin;  // order[level_begin[l] .. level_begin[l+1]) can run in parallel (and are solved together)
   std::vector<std::uint8_t> lagged_faces;  // per element: bit f set = inflow face f is lagged
   std::vector<std::uint8_t> inflow_faces;  // per element: bit f set = face f is an interior inflow face
   std::size_t lagged = 0;        // number of lagged faces
@@ -54,7 +54,8 @@ struct SweepResult {
   long limited = 0;           // elements scaled by the positivity limiter (last pass)
   // |rhs - L u| / |rhs| over the elements the plan solves, from the element blocks as the sweep
   // assembled them (measure_residual on a plan without lagged or partition faces: the one pass used
-  // final upwind values, so these are exactly the rows of L u - rhs); -1 where not measured.
+  // final upwind values, so these are exactly the rows of L u - rhs); -1 where not measured (NaN
+  // where u has NaN).
   double relative_residual = -1;
 };
 

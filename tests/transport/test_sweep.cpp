@@ -3,6 +3,7 @@
 #include "backend/cpu_transport.hpp"
 #include "transport/discretization.hpp"
 #include "transport/krylov_solver.hpp"
+#include "transport/element_solve.hpp"
 #include "transport/sweep.hpp"
 #include "transport/upwind_operator.hpp"
 
@@ -209,6 +210,42 @@ TEST(Sweep, InterleavedElementSolvesMatchOneByOne) {
       }
   }
   omp_set_num_threads(saved);
+}
+
+// Both lane widths of the interleaved kernel (4: AVX2, 8: AVX-512; sweep_pass takes the one the CPU
+// has) against the one-element kernel on every group of a level, lanes partly filled included.
+TEST(Sweep, BothLaneWidthsMatchTheOneElementKernel) {
+  const auto disc = make_discretization(cube(0.4), 3);
+  backend::CpuTransport op(disc, 0);
+  const Vec3 s{0.62402, 0.52802, 0.57602};
+  const auto sys = make_system(disc, op, s);
+  const auto plan = plan_sweep(disc, s);
+  const element_solve::LocalMatrices lm(disc.ref);
+  const std::size_t np = 20, nfp = 10;
+  std::vector<double> u(disc.num_dofs(), 1.0);  // upwind values: any fixed field will do
+  for (std::size_t i = 0; i < u.size(); ++i) u[i] += 0.1 * std::sin(static_cast<double>(i));
+  auto check = [&]<int W>() {
+    std::vector<double> one = u, lanes = u, B(2 * np * np * W), r((2 * np + 4 * nfp) * W);
+    const element_solve::PassInputs in{disc, lm, s, plan.lagged_faces.data(), nullptr, false, *sys.sigma_t, sys.rhs.data(), lanes.data()};
+    std::size_t groups = 0;
+    for (std::size_t l = 0; l < plan.num_levels(); ++l)
+      for (int k = plan.level_begin[l]; k < plan.level_begin[l + 1]; k += W) {
+        const int count = std::min(W, plan.level_begin[l + 1] - k);
+        element_solve::solve_group<20, W>(in, plan.order.data() + k, count, B.data(), r.data());
+        ++groups;
+        for (int m = 0; m < count; ++m) {
+          const auto e = static_cast<std::size_t>(plan.order[static_cast<std::size_t>(k + m)]);
+          element_solve::solve_element<20>(disc, lm, s, plan.lagged_faces[e], nullptr, false, e, sys.sigma_t->nodal().data() + e * np,
+                                           sys.sigma_t->block(e), sys.rhs.data() + e * np, one.data(), B.data(), r.data(), nullptr);
+        }
+      }
+    ASSERT_LT(groups, disc.num_elements());
+    double d = 0, m = 0;
+    for (std::size_t i = 0; i < u.size(); ++i) d = std::max(d, std::abs(one[i] - lanes[i])), m = std::max(m, std::abs(one[i]));
+    EXPECT_LT(d / m, 1e-12) << W << " lanes";
+  };
+  check.template operator()<4>();
+  check.template operator()<8>();
 }
 
 // The residual a sweep measures from its own element blocks is the operator's residual: tiny for
