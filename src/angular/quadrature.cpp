@@ -19,8 +19,6 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-double norm(const Vec3& a) { return std::sqrt(dot(a, a)); }
 Vec3 scaled(const Vec3& a, double c) { return {a[0] * c, a[1] * c, a[2] * c}; }
 
 void add_point(Quadrature& q, const Vec3& s, double w) {

@@ -14,6 +14,7 @@
 //    additionally makes the two transverse axes equivalent (rotation by 90 degrees maps the set onto
 //    itself). Local azimuth frame: axis z: phi from x towards y; axis x: from y towards z; axis y: from
 //    z towards x (cyclic, right-handed).
+#include "common/vec3.hpp"
 #include <array>
 #include <cstddef>
 #include <filesystem>
@@ -22,7 +23,7 @@
 
 namespace dgrte::angular {
 
-using Vec3 = std::array<double, 3>;
+using dgrte::Vec3;
 
 // The control angle of an ordinate, where the set is built from one: polar cosine in [mu_lo, mu_hi]
 // about `axis` (mu_lo == mu_hi: a Gauss level of a product set, no polar extent) times azimuth in

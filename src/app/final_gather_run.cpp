@@ -11,7 +11,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-double dot(const mc::Vec3& a, const mc::Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 // The gather's own error (summary.json final_gather.error_estimate): per wall group the integral of
 // |q_in - q_in from half the rays| (W, and relative to the group's incident power), per probe line the

@@ -2,6 +2,7 @@
 // The backend interface of the one-direction transport operator. The Krylov solver only talks to
 // this: the CPU implementation (cpu_transport) is the oracle; an OpenCL implementation is a second
 // implementation of the same interface, held equal by a parity test.
+#include "common/vec3.hpp"
 #include <array>
 #include <cstddef>
 #include <span>
@@ -12,7 +13,7 @@ class ReactionTerm;
 
 namespace dgrte::backend {
 
-using Vec3 = std::array<double, 3>;
+using dgrte::Vec3;
 
 enum class BlockKind { none, partial, full };  // preconditioner: none, partial (no kappa), full block Jacobi
 

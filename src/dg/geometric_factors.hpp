@@ -2,11 +2,12 @@
 // Geometric factors of affine tetrahedra (Hesthaven & Warburton 2008, sec. 6.1 and 10.2,
 // GeometricFactors3D / Normals3D): the map x(r,s,t) = -(1+r+s+t)/2 v0 + (1+r)/2 v1 + (1+s)/2 v2
 // + (1+t)/2 v3 has constant Jacobian, so each element needs 1 + 9 + 4*(3+1) numbers.
+#include "common/vec3.hpp"
 #include <array>
 
 namespace dgrte::dg {
 
-using Vec3 = std::array<double, 3>;
+using dgrte::Vec3;
 
 struct ElementGeometry {
   double jacobian = 0;                 // det(dx/dr) = 6 vol / 8

@@ -8,6 +8,7 @@
 // A point outside the source (no containing cell; for a cloud, farther from its nearest source
 // point than max_distance) is an error naming how many and where, unless nearest_outside: then it
 // takes the value at the closest point of the source, and the count is reported.
+#include "common/vec3.hpp"
 #include <array>
 #include <filesystem>
 #include <span>
@@ -16,7 +17,7 @@
 
 namespace dgrte::fields {
 
-using Vec3 = std::array<double, 3>;
+using dgrte::Vec3;
 
 struct FieldRequest {
   std::filesystem::path file;

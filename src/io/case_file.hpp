@@ -1,6 +1,7 @@
 #pragma once
 // The YAML case file of `dgrte run` (reference: docs/case-file.md). Parsing is strict: unknown
 // keys, wrong types and unparsable expressions are InputErrors naming the file, key path and line.
+#include "common/vec3.hpp"
 #include "io/expression.hpp"
 
 #include <array>
@@ -17,7 +18,7 @@ class Node;
 
 namespace dgrte::io {
 
-using Vec3 = std::array<double, 3>;
+using dgrte::Vec3;
 
 struct MeshSpec {
   std::filesystem::path file;  // .msh (resolved against the case file's folder)

@@ -1,6 +1,5 @@
 #include "mc/final_gather.hpp"
 
-
 #include "gas/gas_common.hpp"
 #include "mesh/tet_topology.hpp"
 
@@ -24,8 +23,6 @@ constexpr double kThinChord = 0.1;  // below this optical thickness a chord take
 // largest source / sigma_t or wall radiance ahead (a bias of 1e-6 of it, far below the tolerance).
 constexpr double kMinTransmission = 1e-6;
 constexpr int kMaxMirrors = 10000;          // specular bounces followed per ray (mirrors around a clear gas)
-
-double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 // Point k of the 2-D Sobol' sequence, a (0,2)-sequence in base 2: every block of 2^m points
 // k = j 2^m .. (j + 1) 2^m - 1 is a (0,m,2)-net, so the first n points of a doubling are as evenly

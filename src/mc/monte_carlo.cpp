@@ -18,8 +18,6 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
 Vec3 isotropic_direction(PathRandom& rng) {
   const double mu = 2 * rng.uniform() - 1, phi = 2 * kPi * rng.uniform();
   const double s = std::sqrt(std::max(0.0, 1 - mu * mu));

@@ -9,6 +9,7 @@
 // negative n.d, and can never step back; a ray through an edge or a vertex takes the nearest exit
 // (on exact ties the face crossed most squarely) and goes on with zero-length steps through the elements around
 // the edge. Positions that drift a round-off outside an element are clamped to zero-length steps.
+#include "common/vec3.hpp"
 #include "mesh/tet_mesh.hpp"
 
 #include <array>
@@ -19,7 +20,7 @@
 
 namespace dgrte::mc {
 
-using Vec3 = std::array<double, 3>;
+using dgrte::Vec3;
 
 struct FacePlane {
   double n[3];

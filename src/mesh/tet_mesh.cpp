@@ -38,15 +38,6 @@ constexpr int kGmshTetrahedron = 4;  // 4-node tetrahedron
 // Relative volume below which a tet counts as degenerate: |vol| < kDegenerate * h_max^3.
 constexpr double kDegenerate = 1e-12;
 
-// ---------------------------------------------------------------------------------------------
-// Small vector helpers
-Vec3 sub(const Vec3& a, const Vec3& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
-Vec3 cross(const Vec3& a, const Vec3& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
-double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-double norm(const Vec3& a) { return std::sqrt(dot(a, a)); }
-
 std::string fmt_point(const Vec3& p) { return fmt::format("({:.6g}, {:.6g}, {:.6g})", p[0], p[1], p[2]); }
 
 std::string group_label(const PhysicalGroup& g) {

@@ -19,8 +19,6 @@ namespace {
 constexpr double kSigma = io::kStefanBoltzmann;
 constexpr double kPi = io::kPi;
 
-double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
 std::string at(const Vec3& x) { return fmt::format("({:.4g}, {:.4g}, {:.4g})", x[0], x[1], x[2]); }
 
 template <typename Spec>

@@ -2,6 +2,7 @@
 // The physical set-up of a gray run: the medium (kappa, sigma_s, phase function, emission, user
 // source; evaluated where the user gave them, docs/architecture.md "Properties at quadrature points") and the walls (every boundary condition, in one place). Built once from
 // the case file and the mesh; the solvers read it and never look at the case file.
+#include "common/vec3.hpp"
 #include "angular/phase_function.hpp"
 #include "angular/quadrature.hpp"
 #include "angular/scattering_matrix.hpp"
@@ -17,7 +18,7 @@
 
 namespace dgrte::problem {
 
-using Vec3 = std::array<double, 3>;
+using dgrte::Vec3;
 
 std::string group_label(const mesh::PhysicalGroup& g);
 

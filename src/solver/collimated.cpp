@@ -14,8 +14,6 @@ namespace {
 constexpr int kMaxGenerations = 30;
 constexpr double kEnergyCutoff = 1e-12;  // stop following reflections below this fraction of the input
 
-double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
 struct PendingBeam {
   Vec3 direction{};
   std::vector<double> inflow;  // per boundary face node (Walls order)

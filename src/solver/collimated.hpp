@@ -6,6 +6,7 @@
 // is a known source: sigma_s F_c Phi(s.s_c)/4 pi in the medium (Phi renormalised on the set so that
 // it conserves energy exactly) and rho_d q_c on the walls it hits. Specular reflection (rho_s)
 // turns a beam into a mirrored beam, followed generation by generation until its energy is spent.
+#include "common/vec3.hpp"
 #include "io/case_file.hpp"
 #include "problem/problem.hpp"
 
@@ -14,7 +15,7 @@
 
 namespace dgrte::solver {
 
-using Vec3 = std::array<double, 3>;
+using dgrte::Vec3;
 
 struct CollimatedBeam {
   Vec3 direction{};

@@ -5,6 +5,7 @@
 //
 // Field layout (one direction): value of node i of element e at index e * N_p + i (node fastest),
 // so that the volume term of all elements is one GEMM  D * U  with U of shape N_p x K.
+#include "common/vec3.hpp"
 #include "dg/geometric_factors.hpp"
 #include "dg/reference_tet.hpp"
 #include "mesh/tet_mesh.hpp"
@@ -15,7 +16,7 @@
 
 namespace dgrte::transport {
 
-using Vec3 = std::array<double, 3>;
+using dgrte::Vec3;
 
 // The points where the medium's properties are evaluated (docs/architecture.md, "Properties at
 // quadrature points"): a tet rule of degree 2p + 1 (the mass matrix needs 2p; the user's fields are

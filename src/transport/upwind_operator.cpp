@@ -5,7 +5,6 @@
 namespace dgrte::transport {
 
 namespace {
-double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 }  // namespace
 
 DirectionCoefficients direction_coefficients(const Discretization& disc, const Vec3& s) {
