@@ -15,6 +15,7 @@
 //    itself). Local azimuth frame: axis z: phi from x towards y; axis x: from y towards z; axis y: from
 //    z towards x (cyclic, right-handed).
 #include "common/vec3.hpp"
+
 #include <array>
 #include <cstddef>
 #include <filesystem>

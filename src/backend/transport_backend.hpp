@@ -3,6 +3,7 @@
 // this: the CPU implementation (cpu_transport) is the oracle; an OpenCL implementation is a second
 // implementation of the same interface, held equal by a parity test.
 #include "common/vec3.hpp"
+
 #include <array>
 #include <cstddef>
 #include <span>

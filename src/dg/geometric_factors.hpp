@@ -3,6 +3,7 @@
 // GeometricFactors3D / Normals3D): the map x(r,s,t) = -(1+r+s+t)/2 v0 + (1+r)/2 v1 + (1+s)/2 v2
 // + (1+t)/2 v3 has constant Jacobian, so each element needs 1 + 9 + 4*(3+1) numbers.
 #include "common/vec3.hpp"
+
 #include <array>
 
 namespace dgrte::dg {

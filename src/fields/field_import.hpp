@@ -9,6 +9,7 @@
 // point than max_distance) is an error naming how many and where, unless nearest_outside: then it
 // takes the value at the closest point of the source, and the count is reported.
 #include "common/vec3.hpp"
+
 #include <array>
 #include <filesystem>
 #include <span>

@@ -52,8 +52,8 @@ struct LocalMatrices {
 // sec. 5.4): the diagonal stays the pivot unless it is below this fraction of the column's largest
 // entry, which bounds every multiplier by 1/0.5 = 2. Upwind DG blocks are nonsingular for
 // sigma_t >= 0 but not diagonally dominant: plain partial pivoting interchanged rows at 28 % of the
-// elimination steps of P3 sweeps on the cube, this threshold at 6.9 % (0.1: 0.65 %), and the
-// interleaved kernel's interchanges were a quarter of its time. 0.5, not 0.1: with 0.1 the
+// elimination steps of P3 sweeps on the cube, this threshold at 6.9 % (0.1: 0.65 %); pivot search
+// and interchanges had been a quarter of the interleaved kernel's time. 0.5, not 0.1: with 0.1 the
 // residual of a P6 sweep grew 2.5x over partial pivoting's (3e-13) and a P2 slab with rtol 1e-13
 // needed a second Krylov iteration; with 0.5 it stays within 15 % of partial pivoting at P1-P6.
 inline constexpr double kPivotThreshold = 0.5;
@@ -330,10 +330,10 @@ long solve_group(const PassInputs& in, const int* elements, int count, double* _
   }
   // LU, left-looking (column j is brought up to date from the finished columns k < j, then its
   // pivot chosen): the updates accumulate in registers, four rows at a time, and each entry is
-  // stored once per column instead of once per elimination step (the right-looking order of
-  // lu_solve was bound by those stores). Pivoting per lane as lu_solve (threshold partial
-  // pivoting), rows interchanged over the whole row (LAPACK's P A = L U) only in the lanes whose
-  // pivot is off the diagonal.
+  // stored once per column instead of once per elimination step (measured no faster than the
+  // right-looking order on this machine, within its noise; kept for the fewer stores). Pivoting per
+  // lane as lu_solve (threshold partial pivoting), rows interchanged over the whole row (LAPACK's
+  // P A = L U) only in the lanes whose pivot is off the diagonal.
   auto at = [&](std::size_t i, std::size_t j) -> V& { return lanes(B, j * n + i); };
   for (std::size_t j = 0; j < n; ++j) {
     // a_ij minus the sum over k < kmax of l_ik u_kj, in four partial sums (the FMA latency).
@@ -381,8 +381,8 @@ long solve_group(const PassInputs& in, const int* elements, int count, double* _
     diagonal = diagonal < 0 ? -diagonal : diagonal;
     pivot = diagonal >= kPivotThreshold * best ? V{} + static_cast<double>(j) : pivot;  // as lu_solve
     // Interchange rows j and p in the lanes whose pivot row is p, one distinct p at a time, with
-    // whole-vector loads, blends and stores (lane-wise scalar swaps stalled the following vector
-    // loads on store forwarding: a third of the kernel's time at P3).
+    // whole-vector loads, blends and stores (no lane-wise scalar stores under the vector loads that
+    // follow).
     double done_rows[W];
     int distinct = 0;
     for (int l = 0; l < W; ++l) {
@@ -447,6 +447,14 @@ class Workspace {
 
  private:
   std::vector<double> storage_;
+};
+
+// One thread's workspace for the element solves of a pass, lanes elements at a time, sized as
+// solve_element (lanes 1) and solve_group<NP, lanes> need it, residual copies included.
+struct SolveWorkspace {
+  Workspace B, r;
+  SolveWorkspace(const LocalMatrices& lm, std::size_t lanes)
+      : B(2 * static_cast<std::size_t>(lm.np * lm.np) * lanes), r((2 * static_cast<std::size_t>(lm.np) + 4 * static_cast<std::size_t>(lm.nfp)) * lanes) {}
 };
 
 // The kernels compiled for AVX2 + FMA (and the group kernel 8 lanes wide for AVX-512), picked at

@@ -92,12 +92,6 @@ constexpr int face_count(unsigned mask) { return static_cast<int>((mask & 1) + (
 std::vector<std::size_t> level_groups(const SweepPlan& plan, std::size_t lanes) {
   std::vector<std::size_t> begin;
   const std::size_t K = plan.order.size();
-  const bool levels_cover_order = plan.level_begin.size() >= 2 && plan.level_begin.front() == 0 &&
-                                  static_cast<std::size_t>(plan.level_begin.back()) == K;
-  if (!levels_cover_order) {  // no levels known (a plan built by hand): one element per group
-    for (std::size_t k = 0; k <= K; ++k) begin.push_back(k);
-    return begin;
-  }
   for (std::size_t l = 0; l + 1 < plan.level_begin.size(); ++l) {
     const auto end = static_cast<std::size_t>(plan.level_begin[l + 1]);
     for (auto k = static_cast<std::size_t>(plan.level_begin[l]); k < end; k += lanes) begin.push_back(k);
@@ -109,11 +103,11 @@ std::vector<std::size_t> level_groups(const SweepPlan& plan, std::size_t lanes) 
 // One pass in the plan's order with the kernels of NP nodes: groups of a level's elements through
 // the interleaved kernel (a group of one, or ElementSolves::one_by_one, through the scalar one).
 // Inside a direction-parallel region (the gray solve): serial, the caller's threads are busy with
-// other directions. One direction alone: the threads claim the groups in order and each element
-// waits only for its non-lagged upwind neighbours (a done flag each), so no thread ever waits at a
-// level barrier; a per-level barrier cost ~0.1 ms each with passive waiting, which is most of a P1
-// sweep of 400 levels. Deadlock-free: an element waits only on elements of earlier levels, which
-// were claimed before it.
+// other directions. One direction alone: the threads claim the groups in order and each group
+// waits only for the groups of its non-lagged upwind neighbours (a done flag per group), so no
+// thread ever waits at a level barrier; a per-level barrier cost ~0.1 ms each with passive waiting,
+// which is most of a P1 sweep of 400 levels. Deadlock-free: a group waits only on groups of earlier
+// levels, which were claimed before it.
 template <int NP>
 long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const SweepPlan& plan, const ReactionTerm& sigma_t,
                     const double* rhs, double* u, const double* lagged, bool positivity, ElementSolves solves,
@@ -135,26 +129,11 @@ long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const S
   };
   long limited = 0;
   if (omp_in_parallel() || omp_get_max_threads() == 1) {
-    element_solve::Workspace B(2 * np * np * lanes), r((2 * np + 4 * static_cast<std::size_t>(lm.nfp)) * lanes);
-    for (std::size_t g = 0; g < num_groups; ++g) limited += solve_at(g, B.data(), r.data());
+    element_solve::SolveWorkspace work(lm, lanes);
+    for (std::size_t g = 0; g < num_groups; ++g) limited += solve_at(g, work.B.data(), work.r.data());
     return limited;
   }
-  // Faces whose upwind element must be done first: interior, inflow, not lagged (the plan's bits;
-  // recomputed for a plan built by hand without them).
   const auto& mesh = *disc.mesh;
-  auto upwind_faces = [&](std::size_t e) -> unsigned {
-    unsigned inflow = 0;
-    if (!plan.inflow_faces.empty()) {
-      inflow = plan.inflow_faces[e];
-    } else {  // only neighbours the plan solves: others (a rank's ghosts) are inputs, never awaited
-      for (int f = 0; f < 4; ++f) {
-        const int d = mesh.neighbour[e][f];
-        if (d >= 0 && static_cast<std::size_t>(d) < plan.order.size() && inflow_coefficient(disc.geometry[e], f, plan.direction) != 0.0)
-          inflow |= 1u << f;
-      }
-    }
-    return inflow & ~static_cast<unsigned>(plan.lagged_faces[e]);
-  };
   // A done flag per group, not per element: a flag written by one thread and read by the other moves
   // a cache line between the cores, and per element that traffic cost as much as the solves.
   std::vector<std::uint32_t> group_of(disc.num_elements(), 0);
@@ -165,16 +144,18 @@ long sweep_elements(const Discretization& disc, const LocalMatrices& lm, const S
   const std::size_t chunk = std::max<std::size_t>(1, 8 / lanes);  // groups per claim: ~8 elements
 #pragma omp parallel reduction(+ : limited)
   {
-    element_solve::Workspace B(2 * np * np * lanes), r((2 * np + 4 * static_cast<std::size_t>(lm.nfp)) * lanes);
+    element_solve::SolveWorkspace work(lm, lanes);
     for (std::size_t first; (first = next.fetch_add(chunk, std::memory_order_relaxed)) < num_groups;)
       for (std::size_t g = first; g < std::min(first + chunk, num_groups); ++g) {
         for (std::size_t k = groups[g]; k < groups[g + 1]; ++k) {
           const auto e = static_cast<std::size_t>(plan.order[k]);
-          const unsigned upwind = upwind_faces(e);
+          // Faces whose upwind element must be done first: interior, inflow, not lagged (faces from
+          // elements the plan does not solve, a rank's ghosts, are lagged inputs).
+          const unsigned upwind = plan.inflow_faces[e] & ~static_cast<unsigned>(plan.lagged_faces[e]);
           for (int f = 0; f < 4; ++f)
             if ((upwind >> f) & 1) wait_until_done(done[group_of[static_cast<std::size_t>(mesh.neighbour[e][f])]]);
         }
-        limited += solve_at(g, B.data(), r.data());
+        limited += solve_at(g, work.B.data(), work.r.data());
         done[g].store(1, std::memory_order_release);
       }
   }
@@ -302,6 +283,10 @@ void SweepPreconditioned::precondition(std::span<const double> r, std::span<doub
 long sweep_pass(const Discretization& disc, const SweepPlan& plan, const ReactionTerm& sigma_t,
                 std::span<const double> rhs, std::span<double> u, std::span<const double> lagged, bool positivity,
                 ElementSolves solves, std::span<double> element_residuals) {
+  // The passes read the plan's levels (groups) and inflow bits: a plan from plan_sweep.
+  if (plan.level_begin.empty() || plan.level_begin.front() != 0 || static_cast<std::size_t>(plan.level_begin.back()) != plan.order.size() ||
+      plan.inflow_faces.size() != disc.num_elements())
+    throw std::logic_error("sweep_pass: the plan's levels or inflow faces do not match its order (make plans with plan_sweep)");
   const LocalMatrices lm(disc.ref);
   const double* lagged_values = lagged.empty() ? nullptr : lagged.data();
   auto run = [&]<int NP>() {

@@ -221,22 +221,25 @@ TEST(Sweep, BothLaneWidthsMatchTheOneElementKernel) {
   const auto sys = make_system(disc, op, s);
   const auto plan = plan_sweep(disc, s);
   const element_solve::LocalMatrices lm(disc.ref);
-  const std::size_t np = 20, nfp = 10;
+  const std::size_t np = 20;
   std::vector<double> u(disc.num_dofs(), 1.0);  // upwind values: any fixed field will do
   for (std::size_t i = 0; i < u.size(); ++i) u[i] += 0.1 * std::sin(static_cast<double>(i));
   auto check = [&]<int W>() {
-    std::vector<double> one = u, lanes = u, B(2 * np * np * W), r((2 * np + 4 * nfp) * W);
+    std::vector<double> one = u, lanes = u;
+    element_solve::SolveWorkspace work(lm, W);
+    double* B = work.B.data();
+    double* r = work.r.data();
     const element_solve::PassInputs in{disc, lm, s, plan.lagged_faces.data(), nullptr, false, *sys.sigma_t, sys.rhs.data(), lanes.data()};
     std::size_t groups = 0;
     for (std::size_t l = 0; l < plan.num_levels(); ++l)
       for (int k = plan.level_begin[l]; k < plan.level_begin[l + 1]; k += W) {
         const int count = std::min(W, plan.level_begin[l + 1] - k);
-        element_solve::solve_group<20, W>(in, plan.order.data() + k, count, B.data(), r.data());
+        element_solve::solve_group<20, W>(in, plan.order.data() + k, count, B, r);
         ++groups;
         for (int m = 0; m < count; ++m) {
           const auto e = static_cast<std::size_t>(plan.order[static_cast<std::size_t>(k + m)]);
           element_solve::solve_element<20>(disc, lm, s, plan.lagged_faces[e], nullptr, false, e, sys.sigma_t->nodal().data() + e * np,
-                                           sys.sigma_t->block(e), sys.rhs.data() + e * np, one.data(), B.data(), r.data(), nullptr);
+                                           sys.sigma_t->block(e), sys.rhs.data() + e * np, one.data(), B, r, nullptr);
         }
       }
     ASSERT_LT(groups, disc.num_elements());
