@@ -2,10 +2,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <vector>
 #include <limits>
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+
+#if DGRTE_HAVE_LIBMVEC
+#include <immintrin.h>
+// glibc's vector math (libmvec): the x86-64 vector ABI names of erfc and exp.
+extern "C" {
+[[gnu::target("avx512f")]] __m512d _ZGVeN8v_erfc(__m512d);
+[[gnu::target("avx512f")]] __m512d _ZGVeN8v_exp(__m512d);
+[[gnu::target("avx2")]] __m256d _ZGVdN4v_erfc(__m256d);
+[[gnu::target("avx2")]] __m256d _ZGVdN4v_exp(__m256d);
+}
+#endif
 
 namespace dgrte::gas {
 
@@ -16,6 +29,59 @@ double erfcx(double z) {
   const double iz2 = 1.0 / (z * z);
   return 1.0 / (z * std::sqrt(kPi)) * (1 - 0.5 * iz2 * (1 - 1.5 * iz2 * (1 - 2.5 * iz2 * (1 - 3.5 * iz2))));
 }
+
+// The sums of MalkmusGroup::sum over whole SIMD vectors of bands (SoA coefficients, padded with
+// weight-0 bands) through glibc's vector erfc and exp (libmvec, glibc >= 2.35). The branch-free form:
+// e^{pi B} erfc(z2) (= erfcx(z2) e^{-z1^2}, since z2^2 - z1^2 = pi B) while z2 < 25, where pi B < 625
+// wherever the band is not saturated (z2 >= |z1|), else erfcx's asymptotic series; a saturated band
+// (|z1| > 6.5) adds its limit to within 1e-19 without a branch.
+struct BandCoefficients {
+  const double *a, *b, *c, *w, *e;  // e = e^{pi B}
+  std::size_t n;                    // a multiple of the lane count
+};
+// Inlined only into the target-specific functions below, so the vector ABI note (-Wpsabi) that its
+// generic instantiation draws does not apply.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+template <class V, class Erfc, class Exp>
+[[gnu::always_inline]] inline double sum_lanes(const BandCoefficients& bc, double isk, double sk, double& dg, double& d2g,
+                                               Erfc erfc_v, Exp exp_v) {
+  constexpr std::size_t W = sizeof(V) / sizeof(double);
+  V gs = {}, ds = {}, d2s = {};
+  for (std::size_t i = 0; i < bc.n; i += W) {
+    V av, bv, cv, wv, ev;
+    std::memcpy(&av, bc.a + i, sizeof(V)), std::memcpy(&bv, bc.b + i, sizeof(V)), std::memcpy(&cv, bc.c + i, sizeof(V));
+    std::memcpy(&wv, bc.w + i, sizeof(V)), std::memcpy(&ev, bc.e + i, sizeof(V));
+    const V z1 = av * isk - bv * sk, z2 = av * isk + bv * sk;
+    const V e = exp_v(-z1 * z1);
+    const V iz2 = 1.0 / (z2 * z2);
+    const V far = e / (z2 * std::sqrt(kPi)) * (1 - 0.5 * iz2 * (1 - 1.5 * iz2 * (1 - 2.5 * iz2 * (1 - 3.5 * iz2))));
+    const V near = erfc_v(z2) * ev;
+    const V tail = z2 < 25.0 ? near : far;
+    gs += wv * 0.5 * (erfc_v(z1) + tail);
+    const V de = wv * cv * e;
+    ds += de;
+    d2s += de * (z1 * z2 - 0.5);
+  }
+  double g = 0, d = 0, d2 = 0;
+  for (std::size_t l = 0; l < W; ++l) g += gs[l], d += ds[l], d2 += d2s[l];
+  dg = d * isk, d2g = d2 * isk;
+  return g;
+}
+#pragma GCC diagnostic pop
+#if DGRTE_HAVE_LIBMVEC
+[[gnu::target("avx512f"), gnu::flatten]] double sum_avx512(const BandCoefficients& bc, double isk, double sk, double& dg,
+                                                         double& d2g) {
+  return sum_lanes<__m512d>(bc, isk, sk, dg, d2g, _ZGVeN8v_erfc, _ZGVeN8v_exp);
+}
+[[gnu::target("avx2,fma"), gnu::flatten]] double sum_avx2(const BandCoefficients& bc, double isk, double sk, double& dg,
+                                                        double& d2g) {
+  return sum_lanes<__m256d>(bc, isk, sk, dg, d2g, _ZGVdN4v_erfc, _ZGVdN4v_exp);
+}
+bool cpu_has_avx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+bool cpu_has_avx512() { return __builtin_cpu_supports("avx512f"); }
+#endif
+constexpr std::size_t kLanes = 8;  // bands are padded to a multiple of this
 }  // namespace
 
 double malkmus_g(double k, double S, double B) {
@@ -33,57 +99,68 @@ double malkmus_f(double k, double S, double B) {
   return std::sqrt(B * S / (4 * k)) / k * std::exp(0.25 * kPi * B * (2 - S / k - k / S));
 }
 
-double malkmus_g_inverse(double g, std::span<const double> S, std::span<const double> B, std::span<const double> w,
-                         const MalkmusRootHint& hint) {
-  // atom at k = 0 from bands without absorption
-  double atom = 0, smax = 0, sw = 0;
-  for (std::size_t b = 0; b < S.size(); ++b) {
-    if (S[b] <= 0) atom += w[b];
-    else {
-      smax = std::max(smax, S[b]);
-      sw += w[b] * S[b];
-    }
-  }
-  if (g <= atom + 1e-15 || smax <= 0) return 0.0;
-  // Per absorbing band, what every evaluation shares: with z1 = a/sqrt(k) - b sqrt(k),
-  // z2 = a/sqrt(k) + b sqrt(k) (a = sqrt(pi B S)/2, b = sqrt(pi B / S)/2) and E = exp(-z1^2),
-  //   g_b = erfc(z1)/2 + erfcx(z2) E/2,   k f_b = c E / sqrt(k),  c = sqrt(B S)/2
-  // (z2^2 = z1^2 + pi B). A band whose |z1| > 6.5 is saturated: g_b = 0 or 1 and f_b = 0 to 1e-19.
-  constexpr std::size_t kStack = 64;  // bands per group on the stack (a lumped group rarely has more)
-  double stack[4 * kStack];
-  std::vector<double> heap(S.size() > kStack ? 4 * S.size() : 0);
-  double* coef = heap.empty() ? stack : heap.data();  // a, b, c, w per absorbing band
+void MalkmusGroup::assign(std::span<const double> S, std::span<const double> B, std::span<const double> w) {
+  atom_ = smax_ = sw_ = 0;
   std::size_t n = 0;
   for (std::size_t b = 0; b < S.size(); ++b) {
-    if (S[b] <= 0) continue;
-    double* c = coef + 4 * n++;
-    c[0] = 0.5 * std::sqrt(kPi * B[b] * S[b]);
-    c[1] = 0.5 * std::sqrt(kPi * B[b] / S[b]);
-    c[2] = 0.5 * std::sqrt(B[b] * S[b]);
-    c[3] = w[b];
-  }
-  // r(u) = G(e^u) - g with G increasing in u = ln k
-  auto eval = [&](double u, double& dg) {
-    const double sk = std::exp(0.5 * u), isk = 1.0 / sk;
-    double gg = atom;
-    dg = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const double* c = coef + 4 * i;
-      const double a = c[0] * isk, bb = c[1] * sk;
-      const double z1 = a - bb;
-      if (z1 > 6.5) continue;
-      if (z1 < -6.5) {
-        gg += c[3];
-        continue;
-      }
-      const double e = std::exp(-z1 * z1);
-      gg += c[3] * 0.5 * (std::erfc(z1) + erfcx(a + bb) * e);
-      dg += c[3] * c[2] * isk * e;
+    if (S[b] <= 0) atom_ += w[b];
+    else {
+      smax_ = std::max(smax_, S[b]);
+      sw_ += w[b] * S[b];
+      ++n;
     }
-    return gg - g;
-  };
-  double dg;
-  double lo = std::log(sw > 0 ? sw : smax), hi = lo, u = lo;
+  }
+  // Per absorbing band, what every evaluation shares: with z1 = a/sqrt(k) - b sqrt(k),
+  // z2 = a/sqrt(k) + b sqrt(k) (a = sqrt(pi B S)/2, b = sqrt(pi B / S)/2) and E = exp(-z1^2),
+  //   g_b = erfc(z1)/2 + erfcx(z2) E/2,   k f_b = c E / sqrt(k),  c = sqrt(B S)/2.
+  padded_ = (n + kLanes - 1) / kLanes * kLanes;
+  coef_.resize(5 * padded_);
+  double *a = coef_.data(), *bb = a + padded_, *c = bb + padded_, *wc = c + padded_, *e = wc + padded_;
+  std::size_t i = 0;
+  for (std::size_t k = 0; k < S.size(); ++k) {
+    if (!(S[k] > 0)) continue;
+    a[i] = 0.5 * std::sqrt(kPi * B[k] * S[k]);
+    bb[i] = 0.5 * std::sqrt(kPi * B[k] / S[k]);
+    c[i] = 0.5 * std::sqrt(B[k] * S[k]);
+    wc[i] = w[k];
+    e[i] = std::exp(std::min(kPi * B[k], 700.0));
+    ++i;
+  }
+  for (; i < padded_; ++i) a[i] = bb[i] = c[i] = wc[i] = 0.0, e[i] = 1.0;
+}
+
+double MalkmusGroup::sum(double u, double& dg, double& d2g) const {
+  const double sk = std::exp(0.5 * u), isk = 1.0 / sk;
+  const double *a = coef_.data(), *bb = a + padded_, *c = bb + padded_, *w = c + padded_;
+#if DGRTE_HAVE_LIBMVEC
+  const BandCoefficients bc{a, bb, c, w, w + padded_, padded_};
+  if (cpu_has_avx512()) return sum_avx512(bc, isk, sk, dg, d2g);
+  if (cpu_has_avx2()) return sum_avx2(bc, isk, sk, dg, d2g);
+#endif
+  double g = 0;
+  dg = d2g = 0;
+  for (std::size_t i = 0; i < padded_; ++i) {
+    const double z1 = a[i] * isk - bb[i] * sk, z2 = a[i] * isk + bb[i] * sk;
+    if (z1 > 6.5) continue;
+    if (z1 < -6.5) {
+      g += w[i];
+      continue;
+    }
+    const double e = std::exp(-z1 * z1);
+    g += w[i] * 0.5 * (std::erfc(z1) + erfcx(z2) * e);
+    dg += w[i] * c[i] * isk * e;
+    d2g += w[i] * c[i] * isk * e * (z1 * z2 - 0.5);
+  }
+  return g;
+}
+
+double MalkmusGroup::inverse(double g, const MalkmusRootHint& hint) const {
+  const double atom = atom_;
+  if (g <= atom + 1e-15 || smax_ <= 0) return 0.0;
+  // r(u) = G(e^u) - g with G increasing in u = ln k
+  double dg, d2g;
+  auto eval = [&](double u, double& d) { return atom + sum(u, d, d2g) - g; };
+  double lo = std::log(sw_ > 0 ? sw_ : smax_), hi = lo, u = lo;
   if (hint.lo > 0 && hint.hi >= hint.lo) {
     // a bracket from the bands' own roots: G(max_b k_b) >= g always; G(min_b k_b) <= g unless bands
     // without absorption (the atom) lift G, then search down from there
@@ -113,10 +190,10 @@ double malkmus_g_inverse(double g, std::span<const double> S, std::span<const do
     }
     u = 0.5 * (lo + hi);
   }
-  // Newton in u, safeguarded whenever a step leaves the bracket:
-  // Where a Newton step would leave the bracket (a sum of steep, far-apart bands: G is flat between
-  // them), false position on the bracket's residuals once both are known (Illinois: a side kept
-  // twice has its residual halved, so it cannot stall), else bisection.
+  // Halley's method in u (G' and G'' come with G at little extra cost: cubic convergence), safeguarded
+  // whenever a step leaves the bracket (a sum of steep, far-apart bands: G is flat between them):
+  // false position on the bracket's residuals once both are known (Illinois: a side kept twice has
+  // its residual halved, so it cannot stall), else bisection.
   double r_lo = std::numeric_limits<double>::quiet_NaN(), r_hi = r_lo;
   int side = 0;  // +1: hi moved last, -1: lo moved last
   for (int it = 0; it < 200 && hi - lo > 1e-13; ++it) {
@@ -130,8 +207,18 @@ double malkmus_g_inverse(double g, std::span<const double> S, std::span<const do
       if (side == -1) r_hi *= 0.5;
       side = -1;
     }
-    double un = (dg > 0) ? u - r / dg : lo - 1;
-    if (!(un > lo && un < hi)) {
+    // Halley's step is Newton's divided by 1 - r G''/(2 G'^2); only where that factor is within [1/2, 3/2]
+    // (near the root), so that a short step always means a short Newton step
+    const bool halley = std::abs(r * d2g) <= dg * dg;
+    const double step = dg > 0 ? (halley ? 2 * r * dg / (2 * dg * dg - r * d2g) : r / dg) : 0.0;
+    // Where a step lands this close to the root, the evaluation that would confirm it is skipped (the
+    // bracket only corrects its rounding): a Newton step's error is ~|G''/(2G')| step^2, and a Halley
+    // step, which corrects exactly that term, is left with a fraction ~step of it.
+    const double newton_error = std::abs(d2g / (2 * dg)) * step * step;
+    if (dg > 0 && std::abs(step) < 1e-3 && newton_error < (halley ? 1e-9 : 1e-14)) return std::exp(std::clamp(u - step, lo, hi));
+    double un = dg > 0 ? u - step : lo - 1;
+    const bool local = un > lo && un < hi;
+    if (!local) {
       un = (r_lo < 0 && r_hi > 0) ? lo + (hi - lo) * r_lo / (r_lo - r_hi) : 0.5 * (lo + hi);
       if (!(un > lo && un < hi)) un = 0.5 * (lo + hi);
     }
@@ -139,6 +226,11 @@ double malkmus_g_inverse(double g, std::span<const double> S, std::span<const do
     u = un;
   }
   return std::exp(u);
+}
+
+double malkmus_g_inverse(double g, std::span<const double> S, std::span<const double> B, std::span<const double> w,
+                         const MalkmusRootHint& hint) {
+  return MalkmusGroup(S, B, w).inverse(g, hint);
 }
 
 MalkmusRatioTable::MalkmusRatioTable(std::span<const double> g_values) : g_(g_values.begin(), g_values.end()) {
@@ -172,17 +264,23 @@ double MalkmusRatioTable::ratio(int i, double B) const {
   return std::exp(st.w[0] * f[0] + st.w[1] * f[1] + st.w[2] * f[2] + st.w[3] * f[3]);
 }
 
-void MalkmusRatioTable::ratios(double B, const char* wanted, double* r) const {
+void MalkmusRatioTable::log_ratios(double B, const char* wanted, double* ln_r) const {
   const Stencil st = stencil(B);
   for (std::size_t i = 0; i < g_.size(); ++i) {
     if (wanted && !wanted[i]) continue;
     if (!st.inside) {
-      r[i] = malkmus_g_inverse(g_[i], 1.0, B);
+      ln_r[i] = std::log(malkmus_g_inverse(g_[i], 1.0, B));
       continue;
     }
     const double* f = &ln_r_[i * n_ + st.k - 1];
-    r[i] = std::exp(st.w[0] * f[0] + st.w[1] * f[1] + st.w[2] * f[2] + st.w[3] * f[3]);
+    ln_r[i] = st.w[0] * f[0] + st.w[1] * f[1] + st.w[2] * f[2] + st.w[3] * f[3];
   }
+}
+
+void MalkmusRatioTable::ratios(double B, const char* wanted, double* r) const {
+  log_ratios(B, wanted, r);
+  for (std::size_t i = 0; i < g_.size(); ++i)
+    if (!wanted || wanted[i]) r[i] = std::exp(r[i]);
 }
 
 SnbckModel::SnbckModel(const SnbckOptions& opt, const std::filesystem::path& gasdata) : opt_(opt) {
@@ -289,8 +387,8 @@ void SnbckModel::band_parameters(const Group& gr, int c, const GasState& st, con
   }
 }
 
-void SnbckModel::component_k(const Group& gr, const double* S, const double* B, double* W, const char* wanted,
-                             double* k) const {
+void SnbckModel::component_k(const Group& gr, const double* S, const double* B, double* W, MalkmusGroup& sum,
+                             const char* wanted, double* k) const {
   const std::size_t nb = gr.bands.size(), ng = gx_.size();
   if (nb == 1) {
     if (!(S[0] > 0)) {
@@ -302,34 +400,36 @@ void SnbckModel::component_k(const Group& gr, const double* S, const double* B, 
     return;
   }
   // Each band's own root k_b = S_b r(g, B_b) (the ratio table) brackets the group's root: the
-  // group's g(k) is the mean of the bands' g_b(k).
+  // group's g(k) is the mean of the bands' g_b(k). In logs: ln k_b = ln S_b + ln r.
   std::fill(W, W + nb, 1.0 / static_cast<double>(nb));
-  double r[64], log_sum[64];  // n_g <= 64 (checked in the constructor)
-  MalkmusRootHint hints[64];
+  double ln_r[64], ln_lo[64], ln_hi[64], log_sum[64];  // n_g <= 64 (checked in the constructor)
   for (std::size_t i = 0; i < ng; ++i) {
     k[i] = 0.0;
     log_sum[i] = 0.0;
-    hints[i] = {std::numeric_limits<double>::max(), 0.0, 0.0};
+    ln_lo[i] = std::numeric_limits<double>::max();
+    ln_hi[i] = -std::numeric_limits<double>::max();
   }
   double s_sum = 0;
   for (std::size_t b = 0; b < nb; ++b) {
     if (!(S[b] > 0)) continue;
-    ratio_.ratios(B[b], wanted, r);
+    ratio_.log_ratios(B[b], wanted, ln_r);
+    const double ln_s = std::log(S[b]);
     for (std::size_t i = 0; i < ng; ++i) {
       if (!wanted[i]) continue;
-      const double kb = S[b] * r[i];
-      hints[i].lo = std::min(hints[i].lo, kb);
-      hints[i].hi = std::max(hints[i].hi, kb);
-      log_sum[i] += S[b] * std::log(kb);
+      const double ln_kb = ln_s + ln_r[i];
+      ln_lo[i] = std::min(ln_lo[i], ln_kb);
+      ln_hi[i] = std::max(ln_hi[i], ln_kb);
+      log_sum[i] += S[b] * ln_kb;
     }
     s_sum += S[b];
   }
   if (!(s_sum > 0)) return;
-  const std::span<const double> w(W, nb);
+  sum.assign(std::span<const double>(S, nb), std::span<const double>(B, nb), std::span<const double>(W, nb));
   for (std::size_t i = 0; i < ng; ++i) {
     if (!wanted[i]) continue;
-    hints[i].start = std::exp(log_sum[i] / s_sum);  // the S-weighted geometric mean of the bands' roots
-    k[i] = 100.0 * malkmus_g_inverse(gx_[i], std::span<const double>(S, nb), std::span<const double>(B, nb), w, hints[i]);
+    // bracket: the bands' extreme roots; start: the S-weighted geometric mean of their roots
+    const MalkmusRootHint hint{std::exp(ln_lo[i]), std::exp(ln_hi[i]), std::exp(log_sum[i] / s_sum)};
+    k[i] = 100.0 * sum.inverse(gx_[i], hint);
   }
 }
 
@@ -372,6 +472,7 @@ void SnbckModel::evaluate_points(int first, int count, std::span<const GasState>
   constexpr std::size_t kChunk = 64;  // states per task: the scratch below is allocated once per chunk
   parallel_for(static_cast<long>((n + kChunk - 1) / kChunk), 4, [&](long chunk) {
     std::vector<double> S(max_bands), B(max_bands), W(max_bands), k(3 * ng);
+    MalkmusGroup sum;
     std::vector<char> wanted(3 * ng);
     const std::size_t i_end = std::min(n, (static_cast<std::size_t>(chunk) + 1) * kChunk);
     for (std::size_t i = static_cast<std::size_t>(chunk) * kChunk; i < i_end; ++i) {
@@ -396,7 +497,7 @@ void SnbckModel::evaluate_points(int first, int count, std::span<const GasState>
             wanted[c * ng + static_cast<std::size_t>(points_[static_cast<std::size_t>(j_end)].gi[c])] = 1;
         for (std::size_t c = 0; c < nc; ++c) {
           band_parameters(gr, static_cast<int>(c), st, terms, S.data(), B.data());
-          component_k(gr, S.data(), B.data(), W.data(), &wanted[c * ng], &k[c * ng]);
+          component_k(gr, S.data(), B.data(), W.data(), sum, &wanted[c * ng], &k[c * ng]);
         }
         const double fraction = weights ? group_fraction(group, ts[i]) : 0.0;
         for (; j < j_end; ++j) {

@@ -28,6 +28,26 @@ struct MalkmusRootHint {
 };
 double malkmus_g_inverse(double g, std::span<const double> S, std::span<const double> B, std::span<const double> w,
                          const MalkmusRootHint& hint = {});
+// G(k) = sum_b w_b g(k; S_b, B_b), the mean k-distribution of a lumped group of narrow bands
+// (weights sum to 1; bands with S_b = 0 count as k = 0), with the per-band coefficients computed once
+// (assign) and shared by the roots at several g. Its sums run 8 or 4 bands at a time through glibc's
+// vector erfc and exp where the build found them (libmvec), else one band at a time.
+class MalkmusGroup {
+ public:
+  MalkmusGroup() = default;
+  MalkmusGroup(std::span<const double> S, std::span<const double> B, std::span<const double> w) { assign(S, B, w); }
+  void assign(std::span<const double> S, std::span<const double> B, std::span<const double> w);  // reuses storage
+  // k with G(k) = g (relative accuracy ~1e-12), optionally from a bracket and start
+  double inverse(double g, const MalkmusRootHint& hint = {}) const;
+  // G(e^u) less the atom of the bands without absorption; dG/du and d2G/du2 into dg, d2g (u = ln k)
+  double sum(double u, double& dg, double& d2g) const;
+
+ private:
+  std::vector<double> coef_;  // per absorbing band a, b, c, w, e^{pi B}, each padded_ long
+  std::size_t padded_ = 0;
+  double atom_ = 0, smax_ = 0, sw_ = 0;
+};
+
 inline double malkmus_g_inverse(double g, double S, double B) {
   const double w = 1.0;
   return malkmus_g_inverse(g, std::span<const double>(&S, 1), std::span<const double>(&B, 1), std::span<const double>(&w, 1));
@@ -42,8 +62,9 @@ class MalkmusRatioTable {
  public:
   explicit MalkmusRatioTable(std::span<const double> g_values);
   double ratio(int i, double B) const;  // k/S at g_values[i]
-  // k/S at every g value flagged in `wanted` (null: all), sharing the lookup in B.
+  // k/S at every g value flagged in `wanted` (null: all), sharing the lookup in B; ln(k/S) likewise.
   void ratios(double B, const char* wanted, double* r) const;
+  void log_ratios(double B, const char* wanted, double* ln_r) const;
 
  private:
   struct Stencil {
@@ -116,7 +137,8 @@ class SnbckModel final : public SpectralModel {
   // (W: scratch of the group's band count);
   // one band: the ratio table; lumped bands: the inverse of the group's mean g(k), bracketed by the
   // bands' own roots (the ratio table) and started from their S-weighted geometric mean.
-  void component_k(const Group& gr, const double* S, const double* B, double* W, const char* wanted, double* k) const;
+  void component_k(const Group& gr, const double* S, const double* B, double* W, MalkmusGroup& sum, const char* wanted,
+                   double* k) const;
   // evaluate_block's work; a empty = absorption only.
   void evaluate_points(int first, int count, std::span<const GasState> states, std::span<const double> source_temperature,
                        std::span<double> kappa, std::span<double> a) const;
