@@ -237,7 +237,23 @@ Fields make_fields(const GatherInput& in, const std::vector<BeamField>& beam_fie
   const auto P = static_cast<Eigen::Index>(np);
   Eigen::MatrixXd V(P, P), rhs(P, 3);
   std::vector<double> mono(np);
+  // The medium the solve integrates (problem::Medium: from the property points): sigma_t and sigma_s
+  // as L2 projections, the emission kappa Ib projected, and scattering applied as the solve applies
+  // it (the Galerkin block K_s where sigma_s varies on an element).
+  const auto& medium = in.medium;
+  if (medium.extinction.num_elements() != K || medium.scattering_term.num_elements() != K || medium.emission.size() != K * np)
+    throw std::logic_error("final_gather: the medium's solve terms are not built (problem::build_medium)");
+  const std::vector<double> sigma_t_nodes = medium.extinction.projection(), sigma_s_nodes = medium.scattering_term.projection();
+  std::vector<double> scattered_in(np), incident(np);
   for (std::size_t el = 0; el < K; ++el) {
+    // sigma_s (G + sum of beam F_c) / 4 pi: scattered isotropically (anisotropic elements: per segment)
+    for (std::size_t i = 0; i < np; ++i) {
+      double beams = 0;
+      for (std::size_t b = 0; b < beam_fields.size(); ++b) beams += is_cut(b, el) ? 0.0 : beam_fields[b].F[el * np + i];
+      incident[i] = (in.G[el * np + i] + beams) / (4 * kPi);
+    }
+    std::fill(scattered_in.begin(), scattered_in.end(), 0.0);
+    if (!f.anisotropic[el]) medium.scattering_term.apply_add(el, incident.data(), scattered_in.data());
     const auto v = disc.element_vertices(el);
     Vec3 c{0, 0, 0};
     double size = 0;
@@ -254,18 +270,13 @@ Fields make_fields(const GatherInput& in, const std::vector<BeamField>& beam_fie
       f.monomials(el, disc.node_position[el * np + i], mono.data());
       for (std::size_t k = 0; k < np; ++k) V(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) = mono[k];
       const std::size_t n = el * np + i;
-      const double sigma_t = in.medium.kappa[n] + in.medium.sigma_s[n];
-      rhs(static_cast<Eigen::Index>(i), 0) = sigma_t;
-      rhs(static_cast<Eigen::Index>(i), 2) = in.medium.sigma_s[n];
-      double beams = 0;  // sum of F_c: scattered isotropically (anisotropic elements: per segment)
-      for (std::size_t b = 0; b < beam_fields.size(); ++b) beams += is_cut(b, el) ? 0.0 : beam_fields[b].F[n];
-      rhs(static_cast<Eigen::Index>(i), 1) =
-          in.medium.kappa[n] * in.medium.blackbody_intensity[n] +
-          (f.anisotropic[el] ? 0.0 : in.medium.sigma_s[n] * (in.G[n] + beams) / (4 * kPi));
-      f.sigma_t_max[el] = std::max(f.sigma_t_max[el], sigma_t);
+      rhs(static_cast<Eigen::Index>(i), 0) = sigma_t_nodes[n];
+      rhs(static_cast<Eigen::Index>(i), 2) = sigma_s_nodes[n];
+      rhs(static_cast<Eigen::Index>(i), 1) = medium.emission[n] + scattered_in[i];
+      f.sigma_t_max[el] = std::max(f.sigma_t_max[el], sigma_t_nodes[n]);
     }
     double lowest = f.sigma_t_max[el];
-    for (std::size_t i = 0; i < np; ++i) lowest = std::min(lowest, in.medium.kappa[el * np + i] + in.medium.sigma_s[el * np + i]);
+    for (std::size_t i = 0; i < np; ++i) lowest = std::min(lowest, sigma_t_nodes[el * np + i]);
     f.sigma_t_constant[el] = f.sigma_t_max[el] - lowest <= 1e-12 * f.sigma_t_max[el];
     const Eigen::PartialPivLU<Eigen::MatrixXd> lu(V);
     const Eigen::MatrixXd coef = lu.solve(rhs);
@@ -274,17 +285,21 @@ Fields make_fields(const GatherInput& in, const std::vector<BeamField>& beam_fie
       f.sigma_s[el * np + k] = coef(static_cast<Eigen::Index>(k), 2);
     if (f.anisotropic[el]) {
       Eigen::MatrixXd sI(P, static_cast<Eigen::Index>(in.quad.size()));
-      for (std::size_t m = 0; m < in.quad.size(); ++m)
-        for (std::size_t i = 0; i < np; ++i)
-          sI(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(m)) = in.medium.sigma_s[el * np + i] * (*in.intensities)[m][el * np + i];
+      for (std::size_t m = 0; m < in.quad.size(); ++m) {
+        std::fill(scattered_in.begin(), scattered_in.end(), 0.0);
+        medium.scattering_term.apply_add(el, (*in.intensities)[m].data() + el * np, scattered_in.data());
+        for (std::size_t i = 0; i < np; ++i) sI(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(m)) = scattered_in[i];
+      }
       const Eigen::MatrixXd c_sI = lu.solve(sI);
       for (std::size_t m = 0; m < in.quad.size(); ++m)
         for (std::size_t k = 0; k < np; ++k) f.scattered[m][el * np + k] = c_sI(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(m));
       if (!beam_fields.empty()) {
         Eigen::MatrixXd sF(P, static_cast<Eigen::Index>(beam_fields.size()));
-        for (std::size_t b = 0; b < beam_fields.size(); ++b)
-          for (std::size_t i = 0; i < np; ++i)
-            sF(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(b)) = is_cut(b, el) ? 0.0 : in.medium.sigma_s[el * np + i] * beam_fields[b].F[el * np + i];
+        for (std::size_t b = 0; b < beam_fields.size(); ++b) {
+          std::fill(scattered_in.begin(), scattered_in.end(), 0.0);
+          if (!is_cut(b, el)) medium.scattering_term.apply_add(el, beam_fields[b].F.data() + el * np, scattered_in.data());
+          for (std::size_t i = 0; i < np; ++i) sF(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(b)) = scattered_in[i];
+        }
         const Eigen::MatrixXd c_sF = lu.solve(sF);
         for (std::size_t b = 0; b < beam_fields.size(); ++b)
           for (std::size_t k = 0; k < np; ++k) f.beam_scattered[b][el * np + k] = c_sF(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(b));

@@ -320,9 +320,14 @@ McModel build_model(const io::CaseSpec& cs, const transport::Discretization& dis
 void set_properties(McModel& m, const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls) {
   const std::size_t K = disc.num_elements(), np = static_cast<std::size_t>(disc.num_nodes());
   const std::size_t nfp = walls.face_nodes();
-  // Element means by the reference mass matrix's row sums (exact for the nodal polynomial).
+  // Element means of what the solve integrates (problem::Medium: sigma_t, sigma_s and kappa Ib from
+  // the property points, as L2 projections), by the reference mass matrix's row sums (exact for a
+  // nodal polynomial, and a projection keeps the field's mean): kappa = sigma_t - sigma_s.
   const Eigen::VectorXd w = disc.ref.mass.colwise().sum().transpose();
   const double wsum = w.sum();
+  if (medium.extinction.num_elements() != K || medium.scattering_term.num_elements() != K || medium.emission.size() != K * np)
+    throw std::logic_error("mc::set_properties: the medium's solve terms are not built (problem::build_medium)");
+  const std::vector<double> sigma_t = medium.extinction.projection(), sigma_s = medium.scattering_term.projection();
   m.kappa.assign(K, 0.0), m.sigma_s.assign(K, 0.0), m.emission.assign(K, 0.0), m.source_radiance.assign(K, 0.0);
   m.phase_of_element.assign(K, -1);
   m.clamped_elements = 0;
@@ -332,13 +337,15 @@ void set_properties(McModel& m, const transport::Discretization& disc, const pro
     double k = 0, s = 0, kib = 0;
     for (std::size_t i = 0; i < np; ++i) {
       const double wi = w[static_cast<Eigen::Index>(i)] / wsum;
-      k += wi * medium.kappa[e * np + i];
-      s += wi * medium.sigma_s[e * np + i];
-      kib += wi * medium.kappa[e * np + i] * medium.blackbody_intensity[e * np + i];
+      k += wi * (sigma_t[e * np + i] - sigma_s[e * np + i]);
+      s += wi * sigma_s[e * np + i];
+      kib += wi * medium.emission[e * np + i];
     }
-    // The mean of the nodal interpolant can dip below 0 where a steep field meets negative
-    // quadrature weights (P2 vertex nodes): no negative absorption or emission in a tracer.
-    if (k < 0 || s < 0 || kib < 0) ++m.clamped_elements;
+    // Means over the property rule (positive weights) of fields >= 0 are >= 0 but for round-off
+    // (kappa = sigma_t - sigma_s in a purely scattering medium); solver.properties: nodes takes the
+    // nodal interpolant's mean, which can dip below 0 where a steep field meets negative weights
+    // (P2 vertex nodes). No negative absorption or emission in a tracer.
+    if (k < -1e-12 * (s + std::abs(k)) || s < 0 || kib < 0) ++m.clamped_elements;
     k = std::max(k, 0.0), s = std::max(s, 0.0), kib = std::max(kib, 0.0);
     m.kappa[t] = k, m.sigma_s[t] = s;
     m.emission[t] = 4 * kPi * kib * m.mesh.volume[t];

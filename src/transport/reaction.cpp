@@ -77,6 +77,14 @@ void ReactionTerm::apply_add(std::span<const double> u, std::span<double> y) con
     apply_add(static_cast<std::size_t>(e), u.data() + static_cast<std::size_t>(e) * np, y.data() + static_cast<std::size_t>(e) * np);
 }
 
+std::vector<double> ReactionTerm::projection() const {
+  std::vector<double> out(nodal_.size(), 0.0);
+  const std::vector<double> ones(static_cast<std::size_t>(np_), 1.0);
+  const auto np = static_cast<std::size_t>(np_);
+  for (std::size_t e = 0; e < num_elements(); ++e) apply_add(e, ones.data(), out.data() + e * np);
+  return out;
+}
+
 double ReactionTerm::element_integral(const Discretization& disc, std::size_t e, const double* u_e) const {
   Eigen::VectorXd y = Eigen::VectorXd::Zero(np_);
   apply_add(e, u_e, y.data());

@@ -46,6 +46,11 @@ class ReactionTerm {
   void add_to(std::size_t e, double* B) const;
   // y += K u over every element (y, u: e * N_p + i).
   void apply_add(std::span<const double> u, std::span<double> y) const;
+  // The L2 projection of sigma onto the nodal basis (e * N_p + i): K_e 1 = M^{-1} (integrals of
+  // sigma phi_i) on block elements, sigma on diagonal ones. Its element mean is sigma's (with the
+  // property rule); what the element-wise methods read (Monte Carlo means, the final gather's
+  // chords), so that they see the medium the solve integrates.
+  std::vector<double> projection() const;
   // Integral of sigma u over element e divided by its Jacobian: 1^T M_ref K_e u_e (what an energy
   // balance of the discrete equations sees: with sigma at the property points, the exact integral of
   // sigma times the polynomial u).

@@ -107,6 +107,18 @@ TEST(MonteCarlo, ResultsDoNotDependOnTheThreadCount) {
 
 // An isothermal enclosure whose walls are at the medium's temperature is in equilibrium whatever
 // the absorption, scattering and wall reflection: G = 4 sigma T^4, q = 0, div q = 0.
+// The tracer's element means are those of the medium the DG solve integrates (the property points),
+// not of the nodal interpolant: kappa = x^2 on P1 elements emits exactly 4 pi Ib integral of x^2 =
+// 4 pi / 3 over the unit cube (the P1 interpolant's means would emit more).
+TEST(MonteCarlo, EmitsThePowerOfTheFieldAsGiven) {
+  const auto r = run("emitted_power",
+                     "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/isothermal_cube/cube.geo, size: 0.5}\norder: 1\n"
+                     "media: {\"*\": {kappa: \"x*x\", Ib: \"1\"}}\n"
+                     "boundaries: {\"*\": {type: black, temperature: 0}}\n"
+                     "solver: {method: montecarlo, paths: 2e4, batches: 10}\noutput: {vtk: false}\n");
+  EXPECT_NEAR(r.summary["montecarlo"]["source_power_W"].get<double>(), 4 * std::numbers::pi / 3, 1e-12);
+}
+
 TEST(MonteCarlo, IsothermalEnclosureIsInEquilibrium) {
   const auto r = run("equilibrium",
                      "mesh: {geo: " DGRTE_SOURCE_DIR "/tests/solver/slab.geo, size: 0.25}\n"

@@ -82,6 +82,41 @@ TEST_P(Reaction, ProjectionReproducesPolynomialsOfTheOrder) {
   for (std::size_t k = 0; k < exact.size(); ++k) EXPECT_NEAR(projected[k], exact[k], 1e-11 * (1 + std::abs(exact[k])));
 }
 
+// ReactionTerm::projection (what Monte Carlo and the final gather read): K_e 1 equals the L2
+// projection of the point values, and keeps each element's exact mean of a field of degree p + 1,
+// which the nodal values do not.
+TEST_P(Reaction, ProjectionIsTheL2ProjectionAndKeepsTheMean) {
+  const int p = GetParam();
+  const auto disc = make_discretization(cube_mesh(), p);
+  auto sigma = [p](const Vec3& x) { return 2.0 + std::pow(0.6 * x[0] - 0.8 * x[1] + 0.5 * x[2], p + 1); };
+  const auto r = ReactionTerm::from_points(disc, at_points(disc, sigma), at_nodes(disc, sigma));
+  const auto projected = r.projection();
+  const auto reference = project_points(disc, at_points(disc, sigma));
+  const auto sn = at_nodes(disc, sigma);
+  const Eigen::VectorXd w = disc.ref.mass.colwise().sum().transpose();
+  const auto np = static_cast<std::size_t>(disc.num_nodes());
+  const auto fine = dg::tet_quadrature(2 * p + 4);
+  double worst_projection = 0, worst_mean = 0, nodal_mean_error = 0;
+  for (std::size_t e = 0; e < disc.num_elements(); ++e) {
+    const auto v = disc.element_vertices(e);
+    double exact = 0;
+    for (Eigen::Index q = 0; q < fine.weights.size(); ++q)
+      exact += fine.weights[q] * sigma(dg::map_to_physical(v, fine.points(q, 0), fine.points(q, 1), fine.points(q, 2)));
+    exact /= fine.weights.sum();
+    double mean = 0, nodal = 0;
+    for (std::size_t i = 0; i < np; ++i) {
+      worst_projection = std::max(worst_projection, std::abs(projected[e * np + i] - reference[e * np + i]));
+      mean += w[static_cast<Eigen::Index>(i)] * projected[e * np + i] / w.sum();
+      nodal += w[static_cast<Eigen::Index>(i)] * sn[e * np + i] / w.sum();
+    }
+    worst_mean = std::max(worst_mean, std::abs(mean - exact));
+    nodal_mean_error = std::max(nodal_mean_error, std::abs(nodal - exact));
+  }
+  EXPECT_LT(worst_projection, 1e-12);
+  EXPECT_LT(worst_mean, 1e-12);
+  EXPECT_GT(nodal_mean_error, 1e-6);  // the case tells the two apart
+}
+
 // A kinked field: the element integrals of the projection converge to the exact integral of the
 // field itself (the nodal interpolant would not: it misses the kink inside the element).
 TEST(ReactionKink, ProjectionIntegratesAKinkedFieldBetterThanTheNodes) {
