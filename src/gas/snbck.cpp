@@ -134,8 +134,8 @@ double MalkmusGroup::sum(double u, double& dg, double& d2g) const {
   const double *a = coef_.data(), *bb = a + padded_, *c = bb + padded_, *w = c + padded_;
 #if DGRTE_HAVE_LIBMVEC
   const BandCoefficients bc{a, bb, c, w, w + padded_, padded_};
-  if (cpu_has_avx512()) return sum_avx512(bc, isk, sk, dg, d2g);
-  if (cpu_has_avx2()) return sum_avx2(bc, isk, sk, dg, d2g);
+  if ((lanes_ == 0 || lanes_ == 8) && cpu_has_avx512()) return sum_avx512(bc, isk, sk, dg, d2g);
+  if ((lanes_ == 0 || lanes_ == 4) && cpu_has_avx2()) return sum_avx2(bc, isk, sk, dg, d2g);
 #endif
   double g = 0;
   dg = d2g = 0;
@@ -154,8 +154,18 @@ double MalkmusGroup::sum(double u, double& dg, double& d2g) const {
   return g;
 }
 
-double MalkmusGroup::inverse(double g, const MalkmusRootHint& hint) const {
+std::vector<int> MalkmusGroup::lane_widths() {
+  std::vector<int> widths{1};
+#if DGRTE_HAVE_LIBMVEC
+  if (cpu_has_avx2()) widths.push_back(4);
+  if (cpu_has_avx512()) widths.push_back(8);
+#endif
+  return widths;
+}
+
+double MalkmusGroup::inverse(double g, const MalkmusRootHint& hint, double* slope) const {
   const double atom = atom_;
+  if (slope) *slope = 0.0;
   if (g <= atom + 1e-15 || smax_ <= 0) return 0.0;
   // r(u) = G(e^u) - g with G increasing in u = ln k
   double dg, d2g;
@@ -215,7 +225,10 @@ double MalkmusGroup::inverse(double g, const MalkmusRootHint& hint) const {
     // bracket only corrects its rounding): a Newton step's error is ~|G''/(2G')| step^2, and a Halley
     // step, which corrects exactly that term, is left with a fraction ~step of it.
     const double newton_error = std::abs(d2g / (2 * dg)) * step * step;
-    if (dg > 0 && std::abs(step) < 1e-3 && newton_error < (halley ? 1e-9 : 1e-14)) return std::exp(std::clamp(u - step, lo, hi));
+    if (dg > 0 && std::abs(step) < 1e-3 && newton_error < (halley ? 1e-9 : 1e-14)) {
+      if (slope) *slope = dg;
+      return std::exp(std::clamp(u - step, lo, hi));
+    }
     double un = dg > 0 ? u - step : lo - 1;
     const bool local = un > lo && un < hi;
     if (!local) {
@@ -425,11 +438,22 @@ void SnbckModel::component_k(const Group& gr, const double* S, const double* B, 
   }
   if (!(s_sum > 0)) return;
   sum.assign(std::span<const double>(S, nb), std::span<const double>(B, nb), std::span<const double>(W, nb));
+  // Bracket: the bands' extreme roots. Start: the S-weighted geometric mean of their roots for the
+  // first Gauss point; for the next ones (g ascending) a Newton step from the last root, which is also
+  // a lower bound.
+  double k_last = 0, g_last = 0, slope_last = 0;
   for (std::size_t i = 0; i < ng; ++i) {
     if (!wanted[i]) continue;
-    // bracket: the bands' extreme roots; start: the S-weighted geometric mean of their roots
-    const MalkmusRootHint hint{std::exp(ln_lo[i]), std::exp(ln_hi[i]), std::exp(log_sum[i] / s_sum)};
-    k[i] = 100.0 * sum.inverse(gx_[i], hint);
+    MalkmusRootHint hint{std::exp(ln_lo[i]), std::exp(ln_hi[i]), std::exp(log_sum[i] / s_sum)};
+    if (k_last > 0 && slope_last > 0 && gx_[i] > g_last) {
+      hint.lo = std::max(hint.lo, k_last);
+      hint.hi = std::max(hint.hi, hint.lo);
+      hint.start = k_last * std::exp(std::min((gx_[i] - g_last) / slope_last, 50.0));
+    }
+    double slope = 0;
+    const double root = sum.inverse(gx_[i], hint, &slope);
+    k[i] = 100.0 * root;
+    k_last = root, g_last = gx_[i], slope_last = slope;
   }
 }
 

@@ -37,15 +37,21 @@ class MalkmusGroup {
   MalkmusGroup() = default;
   MalkmusGroup(std::span<const double> S, std::span<const double> B, std::span<const double> w) { assign(S, B, w); }
   void assign(std::span<const double> S, std::span<const double> B, std::span<const double> w);  // reuses storage
-  // k with G(k) = g (relative accuracy ~1e-12), optionally from a bracket and start
-  double inverse(double g, const MalkmusRootHint& hint = {}) const;
+  // k with G(k) = g (relative accuracy ~1e-12), optionally from a bracket and start; dG/d(ln k) near
+  // the root into *slope where the iteration had it (else 0)
+  double inverse(double g, const MalkmusRootHint& hint = {}, double* slope = nullptr) const;
   // G(e^u) less the atom of the bands without absorption; dG/du and d2G/du2 into dg, d2g (u = ln k)
   double sum(double u, double& dg, double& d2g) const;
+  // Bands summed at a time: 0 (default) the widest this CPU and build have; 1, 4 or 8 to compare them
+  // (tests). lane_widths(): those available here.
+  void set_lanes(int lanes) { lanes_ = lanes; }
+  static std::vector<int> lane_widths();
 
  private:
   std::vector<double> coef_;  // per absorbing band a, b, c, w, e^{pi B}, each padded_ long
   std::size_t padded_ = 0;
   double atom_ = 0, smax_ = 0, sw_ = 0;
+  int lanes_ = 0;
 };
 
 inline double malkmus_g_inverse(double g, double S, double B) {
