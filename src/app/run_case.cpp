@@ -1,5 +1,7 @@
 #include "app/run_case.hpp"
 
+#include "adapt/error_indicator.hpp"
+
 #include "app/device_backend.hpp"
 #include "app/distributed_run.hpp"
 #include "app/final_gather_run.hpp"
@@ -588,7 +590,7 @@ solver::GrayOptions gray_options(const io::CaseSpec& cs, const RunOptions& opt) 
   go.inner_max_iterations = cs.solver.max_iterations;
   go.preconditioner = cs.solver.preconditioner;
   go.block_budget_bytes = static_cast<std::size_t>(cs.solver.preconditioner_memory_mb * 1024.0 * 1024.0);
-  go.keep_intensities = cs.output.intensities;
+  go.keep_intensities = cs.output.intensities || cs.output.error_indicator;  // the indicator starts from them
   go.positivity = cs.solver.positivity;
   go.threads_over_levels = cs.solver.threads_over_levels;
   go.progress = opt.progress;
@@ -735,6 +737,9 @@ solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angul
 nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* distributed = nullptr) {
   const auto& cs = s.cs;
   const auto& disc = s.disc;
+  if (distributed && cs.output.error_indicator)
+    throw InputError(fmt::format("{}: the error indicator runs on one process (its order p + 1 sweeps are not distributed); "
+                                 "run without mpirun or remove it", cs.output.error_indicator_where));
   const auto quad = problem::build_quadrature(*cs.angular);
   nlohmann::json parallel_json;
   if (distributed && distributed->rank != 0) {
@@ -837,6 +842,12 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                          : solver::solve_gray(disc, quad, medium, walls, go, &beams);
     fields = output::radiation_fields(disc, medium, walls, result);
   }
+  std::optional<adapt::ErrorIndicator> indicator;
+  if (cs.output.error_indicator) {
+    indicator = adapt::estimate_gray_error(cs, disc, quad, result, go);
+    s.log(fmt::format("  error indicator (order {} sweeps from the solution: {}): G {:.3e} of its L2 norm, wall flux {:.3e}, {:.2f} s",
+                      indicator->order, indicator->sweeps, indicator->relative_G(), indicator->relative_wall_flux(), indicator->seconds));
+  }
   nlohmann::json gather_json;
   output::GatheredProbes gathered;
   double gather_seconds = -1;
@@ -849,7 +860,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                       gather_json["rays_per_point"]["mean"].get<double>(), cs.output.final_gather_min_rays, cs.output.final_gather_max_rays,
                       gather_seconds));
   }
-  const double solve_seconds = seconds_since(s.start) - setup_seconds - std::max(gather_seconds, 0.0);
+  const double solve_seconds =
+      seconds_since(s.start) - setup_seconds - std::max(gather_seconds, 0.0) - (indicator ? indicator->seconds : 0.0);
   const auto balance = output::energy_balance(disc, walls, fields, result);
   s.log(fmt::format("  {}: {} outer iterations, {} transport sweeps, {} inner iterations, {:.2f} s", result.outer_method,
                     result.outer_iterations, result.transport_sweeps, result.inner_iterations, result.seconds));
@@ -934,6 +946,38 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   summary["walls"] = output::wall_summary(disc, walls, fields);
   summary["energy_balance"] = balance;
   if (gather_on) summary["final_gather"] = gather_json;
+  auto cell_fields = element_fields(s.mesh);
+  std::optional<transport::ErrorNorms> G_error;
+  if (cs.exact) {
+    // The exact G of the set: sum_m w_m I_exact(x, s_m) (the discrete-ordinates answer the DG space approximates).
+    G_error = transport::error_norms(disc, result.G, [&](const transport::Vec3& x) {
+      double G = 0;
+      for (std::size_t m = 0; m < quad.size(); ++m) G += quad.w[m] * (*cs.exact)(x, quad.s[m]);
+      return G;
+    });
+    summary["error"] = {{"quantity", "G"}, {"G_l2", G_error->l2}, {"G_linf", G_error->linf}, {"G_relative_l2", G_error->relative_l2},
+                        {"quadrature_degree", 2 * cs.order + 2}};
+    cell_fields.push_back({"error_G", G_error->element_l2});
+    s.log(fmt::format("  error of G against exact: L2 {:.4e}, max {:.4e}, relative L2 {:.4e}", G_error->l2, G_error->linf, G_error->relative_l2));
+  }
+  if (indicator) {
+    summary["error_indicator"] = {
+        {"method", "order p+1 transport sweeps from the solution (src/adapt/error_indicator.hpp)"},
+        {"order", indicator->order},
+        {"sweeps", indicator->sweeps},
+        {"sweeps_remaining_ratio", indicator->remaining},
+        {"G_l2", indicator->G},
+        {"G_norm_l2", indicator->G_norm},
+        {"G_relative", indicator->relative_G()},
+        {"wall_flux_l2", indicator->wall_flux},
+        {"wall_flux_norm_l2", indicator->wall_flux_norm},
+        {"wall_flux_relative", indicator->relative_wall_flux()},
+        {"max_element_G", *std::max_element(indicator->element_G.begin(), indicator->element_G.end())},
+        {"seconds", indicator->seconds}};
+    if (G_error) summary["error_indicator"]["effectivity_G"] = G_error->l2 > 0 ? indicator->G / G_error->l2 : 0.0;
+    cell_fields.push_back({"error_indicator", indicator->element_G});
+    cell_fields.push_back({"error_indicator_wall_flux", indicator->element_wall_flux});
+  }
   summary["grind_ns_per_dof"] =
       result.seconds * 1e9 / (static_cast<double>(n) * static_cast<double>(quad.size()) * std::max(1, result.transport_sweeps));
   summary["grind_definition"] = "solve seconds / (DOFs x ordinates x transport sweeps)";
@@ -983,7 +1027,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     }
     auto fd = group_names(s.mesh);
     if (!directions.values.empty()) fd.push_back(directions);
-    io::write_solution_vtu(dir / "solution.vtu", disc, pf, element_fields(s.mesh), cs.output.linear, fd);
+    io::write_solution_vtu(dir / "solution.vtu", disc, pf, cell_fields, cs.output.linear, fd);
     std::vector<std::size_t> faces;
     io::CellField group{"surface_group", {}}, emissivity{"emissivity", {}};
     std::vector<double> wall_T(fields.q_net.size());

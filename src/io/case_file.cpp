@@ -555,13 +555,17 @@ void parse_final_gather(const Ctx& c, const YAML::Node& fg, OutputSpec& o) {
 }
 
 OutputSpec parse_output(const Ctx& c, const YAML::Node& n) {
-  check_map(c, n, "output", {"directory", "vtk", "linear", "probes", "intensities", "final_gather"});
+  check_map(c, n, "output", {"directory", "vtk", "linear", "probes", "intensities", "final_gather", "error_indicator"});
   OutputSpec o;
   if (const auto& fg = n["final_gather"]) parse_final_gather(c, fg, o);
   if (n["directory"]) o.directory = scalar<std::string>(c, n["directory"], "output.directory", "a directory name");
   if (n["vtk"]) o.vtk = scalar<bool>(c, n["vtk"], "output.vtk", "true or false");
   if (n["linear"]) o.linear = scalar<bool>(c, n["linear"], "output.linear", "true or false");
   if (n["intensities"]) o.intensities = scalar<bool>(c, n["intensities"], "output.intensities", "true or false");
+  if (n["error_indicator"]) {
+    o.error_indicator = scalar<bool>(c, n["error_indicator"], "output.error_indicator", "true or false");
+    o.error_indicator_where = c.where("output.error_indicator", n["error_indicator"]);
+  }
   if (n["probes"]) {
     const auto& ps = n["probes"];
     if (!ps.IsSequence()) c.fail("output.probes", ps, "expected a list of {name, from, to, points}");
@@ -655,6 +659,9 @@ void check_spectral_case(const Ctx& c, const YAML::Node& root, const CaseSpec& c
 // like an unknown key (`angular:` may stay, so that one case file switches between the two methods).
 void reject_discrete_ordinates_outputs(const Ctx& c, const YAML::Node& root) {
   const std::string why = "solver.method: montecarlo";
+  if (root["output"] && root["output"]["error_indicator"])
+    c.fail("output.error_indicator", root["output"]["error_indicator"],
+           fmt::format("the error indicator compares a DG solution with one of order p + 1; {} has none: remove it", why));
   if (root["exact"])
     c.fail("exact", root["exact"], fmt::format("'exact' is compared with the discrete-ordinates intensity; {} has no "
                                                "intensity per direction: remove it or use solver.method: dg", why));
@@ -778,6 +785,17 @@ CaseSpec parse_case_checked(const std::string& yaml_text, const std::filesystem:
   if (root["exact"]) cs.exact = expression(c, root["exact"], "exact", kSpaceDirectionVars);
   if (root["output"]) cs.output = parse_output(c, root["output"]);
   if (monte_carlo) reject_discrete_ordinates_outputs(c, root);
+  if (cs.output.error_indicator) {
+    const auto& key = root["output"]["error_indicator"];
+    if (!cs.angular)
+      c.fail("output.error_indicator", key, "the error indicator estimates the error of G and the wall flux of an angular run: add an "
+                                            "'angular:' set (a 'directions:' run compares with 'exact' instead)");
+    if (cs.model)
+      c.fail("output.error_indicator", key, "the error indicator runs for gray cases (no 'model:') in this version; run the case "
+                                            "with a gray medium of similar optical thickness to find its resolution");
+    if (cs.order + 1 > 8)
+      c.fail("output.error_indicator", key, fmt::format("it solves at order p + 1 = {}, above the largest order 8; use order <= 7", cs.order + 1));
+  }
   return cs;
 }
 

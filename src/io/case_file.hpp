@@ -167,6 +167,10 @@ struct OutputSpec {
   bool vtk = true;
   bool linear = false;  // subdivide into linear tets instead of Lagrange cells
   bool intensities = false;  // angular runs: write every ordinate's intensity to solution.vtu
+  // Angular runs: the per-element error indicator of G and the wall flux (src/adapt/error_indicator.hpp),
+  // as cell arrays in solution.vtu and `error_indicator` in summary.json.
+  bool error_indicator = false;
+  std::string error_indicator_where;
   // Ray-traced final gather of the wall fluxes and probe G, q (angular DG runs; src/mc/final_gather.hpp):
   // rays per receiver point from min to max, doubled until the point's own estimate meets the
   // tolerance (`rays: N` fixes the count: min = max = N, tolerance 0).

@@ -201,7 +201,9 @@ class TransportSweep {
         report_.inner_iterations += p;
         report_.specular_passes += gp;
       }
-      accumulate(members, phi_out, out);
+      std::vector<const double*> fields(members.size());
+      for (std::size_t k = 0; k < members.size(); ++k) fields[k] = slots_[k].u.data();
+      accumulate(members, fields, phi_out, out);
       for (std::size_t k = 0; k < members.size(); ++k) {
         walls_.record(members[k], slots_[k].u, state_out);
         if (out) tally(members[k], slots_[k].u, slots_[k].g, *out);
@@ -513,6 +515,24 @@ class TransportSweep {
  public:
   long limited() const { return limited_; }
 
+  // The coupling unknowns x of given intensities (one field per ordinate; sweep_from), as if a
+  // transport sweep had returned them, and their G (out.G).
+  void coupling_of(const std::vector<std::vector<double>>& intensities, std::span<double> x, Outputs& out) {
+    if (intensities.size() != quad_.size()) throw std::logic_error("coupling_of: one intensity field per ordinate");
+    std::fill(x.begin(), x.end(), 0.0);
+    clear_outputs(&out);
+    std::vector<int> members(quad_.size());
+    std::vector<const double*> fields(quad_.size());
+    for (std::size_t m = 0; m < quad_.size(); ++m) {
+      if (intensities[m].size() != disc_.num_dofs()) throw std::logic_error("coupling_of: a field of the wrong size");
+      members[m] = static_cast<int>(m);
+      fields[m] = intensities[m].data();
+    }
+    const std::size_t nm = solved_dofs() * rank();
+    accumulate(members, fields, x.subspan(0, nm), &out);
+    for (std::size_t m = 0; m < quad_.size(); ++m) walls_.record(static_cast<int>(m), intensities[m], x.subspan(nm, walls_.state_size()));
+  }
+
  private:
 
   // The sources of ordinate m that do not depend on the iterate: emission, user source, scattered beams.
@@ -631,7 +651,8 @@ class TransportSweep {
 
   // Moments of a batch: new scattering moments, and G, q for the outputs. Parallel over nodes,
   // ordinates summed in a fixed order: results do not depend on the thread count.
-  void accumulate(const std::vector<int>& members, std::span<double> phi_out, Outputs* out) const {
+  // Adds the moments (phi_out) and, with `out`, G and q of the fields u[b] of ordinates members[b].
+  void accumulate(const std::vector<int>& members, const std::vector<const double*>& u, std::span<double> phi_out, Outputs* out) const {
     const std::size_t bsz = members.size();
     const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), r = rank();
     const auto K = static_cast<std::ptrdiff_t>(solved_);
@@ -646,14 +667,14 @@ class TransportSweep {
           const std::size_t ro = static_cast<std::size_t>(sm.rank);
           for (std::size_t b = 0; b < bsz; ++b) {
             const double* Z = sm.to_moment.data() + static_cast<std::size_t>(members[b]) * ro;
-            const double I = slots_[b].u[k];
+            const double I = u[b][k];
             for (std::size_t j = 0; j < ro; ++j) phi_out[k * r + j] += Z[j] * I;
           }
         }
         if (out) {
           for (std::size_t b = 0; b < bsz; ++b) {
             const auto m = static_cast<std::size_t>(members[b]);
-            const double I = slots_[b].u[k];
+            const double I = u[b][k];
             out->G[k] += quad_.w[m] * I;
             out->qx[k] += quad_.s_bar[m][0] * I;
             out->qy[k] += quad_.s_bar[m][1] * I;
@@ -793,6 +814,65 @@ void krylov_outer(TransportSweep& sweep, const GrayOptions& opt, std::vector<dou
                                   res.history.empty() ? 0.0 : res.history.back(), opt.tolerance));
 }
 
+// The fields of the last transport sweep (out) into res: the walls' values, the collimated part, and
+// the emission of all ordinates.
+void collect_outputs(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
+                     const problem::Walls& walls, const Collimated* beams, Outputs& out, GrayResult& res) {
+  res.wall_G = std::move(out.wall_G);
+  res.wall_qx = std::move(out.wall_qx);
+  res.wall_qy = std::move(out.wall_qy);
+  res.wall_qz = std::move(out.wall_qz);
+  // The walls reflect the incident flux with the walls' values (it differs from the DG's only at edges
+  // and corners): q_out follows it.
+  res.wall_delta_q_in = std::move(out.wall_q_in);
+  for (std::size_t b = 0; b < walls.num_faces(); ++b)
+    for (std::size_t j = 0; j < walls.face_nodes(); ++j) {
+      const std::size_t bj = b * walls.face_nodes() + j;
+      out.q_out[bj] += walls.reflectance(b) * res.wall_delta_q_in[bj];
+    }
+  res.G = std::move(out.G);
+  res.qx = std::move(out.qx);
+  res.qy = std::move(out.qy);
+  res.qz = std::move(out.qz);
+  res.q_in = std::move(out.q_in);
+  res.q_out = std::move(out.q_out);
+  res.intensities = std::move(out.intensities);
+  if (beams) {
+    for (std::size_t k = 0; k < res.G.size(); ++k) {
+      res.G[k] += beams->G[k];
+      res.qx[k] += beams->qx[k];
+      res.qy[k] += beams->qy[k];
+      res.qz[k] += beams->qz[k];
+    }
+    for (std::size_t k = 0; k < res.q_in.size(); ++k) {
+      res.q_in[k] += beams->q_in[k];
+      res.q_out[k] += beams->q_out[k];
+    }
+    walls.add_nodal(beams->G, res.wall_G);  // the collimated part at the wall face nodes
+    walls.add_nodal(beams->qx, res.wall_qx);
+    walls.add_nodal(beams->qy, res.wall_qy);
+    walls.add_nodal(beams->qz, res.wall_qz);
+    res.G_collimated = beams->G;
+    res.qx_collimated = beams->qx;
+    res.qy_collimated = beams->qy;
+    res.qz_collimated = beams->qz;
+  }
+  // Emission of all ordinates: 4 pi kappa Ib (+ the user source summed over the set).
+  const std::size_t n = disc.num_dofs();
+  res.source_total.resize(n);
+  double wsum = 0;
+  for (double w : quad.w) wsum += w;
+  for (std::size_t i = 0; i < n; ++i) res.source_total[i] = wsum * medium.kappa[i] * medium.blackbody_intensity[i];
+  if (medium.has_source()) {
+    std::vector<double> s(n);
+    for (std::size_t m = 0; m < quad.size(); ++m) {
+      std::fill(s.begin(), s.end(), 0.0);
+      problem::add_user_source(medium, disc, quad.s[m], s);
+      for (std::size_t i = 0; i < n; ++i) res.source_total[i] += quad.w[m] * s[i];
+    }
+  }
+}
+
 }  // namespace
 
 GrayResult solve_gray(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
@@ -870,59 +950,54 @@ GrayResult solve_gray(const transport::Discretization& disc, const angular::Quad
   reduce(distributed, sums, 2, MPI_SUM);
   res.inner_iterations = static_cast<long>(most[0]), res.specular_passes = static_cast<long>(most[1]);
   res.limited_elements = static_cast<long>(sums[0]), res.partition_faces = static_cast<std::size_t>(sums[1]);
-  res.wall_G = std::move(out.wall_G);
-  res.wall_qx = std::move(out.wall_qx);
-  res.wall_qy = std::move(out.wall_qy);
-  res.wall_qz = std::move(out.wall_qz);
-  // The walls reflect the incident flux with the walls' values (it differs from the DG's only at edges
-  // and corners): q_out follows it.
-  res.wall_delta_q_in = std::move(out.wall_q_in);
-  for (std::size_t b = 0; b < walls.num_faces(); ++b)
-    for (std::size_t j = 0; j < walls.face_nodes(); ++j) {
-      const std::size_t bj = b * walls.face_nodes() + j;
-      out.q_out[bj] += walls.reflectance(b) * res.wall_delta_q_in[bj];
+  collect_outputs(disc, quad, medium, walls, beams, out, res);
+  res.seconds = seconds_since(t0);
+  return res;
+}
+
+GrayResult sweep_from(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
+                      const problem::Walls& walls, const GrayOptions& options, const std::vector<std::vector<double>>& intensities,
+                      double stop_fraction, int max_sweeps, const Collimated* beams) {
+  const auto t0 = Clock::now();
+  if (options.local_mesh || options.device) throw std::logic_error("sweep_from: one process, CPU sweeps");
+  GrayOptions opt = options;
+  opt.keep_intensities = true;
+  GrayResult res;
+  res.inner_method = opt.inner == io::InnerMethod::sweep ? std::string("sweep") : std::string("bicgstab");
+  res.outer_method = "source iteration from the given intensities";
+  if (beams && beams->empty()) beams = nullptr;
+  TransportSweep sweep(disc, quad, medium, walls, opt, res, beams);
+  std::vector<double> x(sweep.size(), 0.0), x_new(sweep.size(), 0.0);
+  res.coupling_unknowns = x.size();
+  Outputs out;
+  sweep.coupling_of(intensities, x, out);
+  const std::vector<double> G_start = std::move(out.G);
+  std::vector<double> G_old = G_start;
+  double change_old = 0;
+  res.stopping_rule = res.coupling_unknowns == 0
+                          ? "exact after one sweep"
+                          : "estimated remaining change of G below stop_fraction x max|G_k - G_start| (rho/(1 - rho) rule of source iteration)";
+  for (int it = 1; it <= max_sweeps; ++it) {
+    sweep.apply(x, true, x_new, &out);
+    std::swap(x, x_new);
+    res.outer_iterations = it;
+    if (res.coupling_unknowns == 0) break;
+    double change = 0, distance = 0;
+    for (std::size_t i = 0; i < G_old.size(); ++i) {
+      change = std::max(change, std::abs(out.G[i] - G_old[i]));
+      distance = std::max(distance, std::abs(out.G[i] - G_start[i]));
     }
-  res.G = std::move(out.G);
-  res.qx = std::move(out.qx);
-  res.qy = std::move(out.qy);
-  res.qz = std::move(out.qz);
-  res.q_in = std::move(out.q_in);
-  res.q_out = std::move(out.q_out);
-  res.intensities = std::move(out.intensities);
-  if (beams) {
-    for (std::size_t k = 0; k < res.G.size(); ++k) {
-      res.G[k] += beams->G[k];
-      res.qx[k] += beams->qx[k];
-      res.qy[k] += beams->qy[k];
-      res.qz[k] += beams->qz[k];
-    }
-    for (std::size_t k = 0; k < res.q_in.size(); ++k) {
-      res.q_in[k] += beams->q_in[k];
-      res.q_out[k] += beams->q_out[k];
-    }
-    walls.add_nodal(beams->G, res.wall_G);  // the collimated part at the wall face nodes
-    walls.add_nodal(beams->qx, res.wall_qx);
-    walls.add_nodal(beams->qy, res.wall_qy);
-    walls.add_nodal(beams->qz, res.wall_qz);
-    res.G_collimated = beams->G;
-    res.qx_collimated = beams->qx;
-    res.qy_collimated = beams->qy;
-    res.qz_collimated = beams->qz;
+    const double rho = it >= 2 && change_old > 0 ? std::min(change / change_old, 0.999999) : 0.0;
+    const double remaining = change * std::max(rho / (1 - rho), 1.0);
+    res.outer_residual = distance > 0 ? remaining / distance : 0.0;
+    res.history.push_back(res.outer_residual);
+    if (it >= 2 && remaining <= stop_fraction * distance) break;
+    G_old = out.G;
+    change_old = change;
   }
-  // Emission of all ordinates: 4 pi kappa Ib (+ the user source summed over the set).
-  const std::size_t n = disc.num_dofs();
-  res.source_total.resize(n);
-  double wsum = 0;
-  for (double w : quad.w) wsum += w;
-  for (std::size_t i = 0; i < n; ++i) res.source_total[i] = wsum * medium.kappa[i] * medium.blackbody_intensity[i];
-  if (medium.has_source()) {
-    std::vector<double> s(n);
-    for (std::size_t m = 0; m < quad.size(); ++m) {
-      std::fill(s.begin(), s.end(), 0.0);
-      problem::add_user_source(medium, disc, quad.s[m], s);
-      for (std::size_t i = 0; i < n; ++i) res.source_total[i] += quad.w[m] * s[i];
-    }
-  }
+  res.converged = res.coupling_unknowns == 0 || res.outer_residual <= stop_fraction;
+  res.limited_elements = sweep.limited();
+  collect_outputs(disc, quad, medium, walls, beams, out, res);
   res.seconds = seconds_since(t0);
   return res;
 }

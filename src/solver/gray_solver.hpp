@@ -139,4 +139,17 @@ std::vector<transport::SweepPlan> plan_sweeps(const transport::Discretization& d
 GrayResult solve_gray(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
                       const problem::Walls& walls, const GrayOptions& options, const Collimated* beams = nullptr);
 
+// Transport sweeps of (disc, medium, walls) starting from given intensities (one field on disc per
+// ordinate of quad): the first sweep's scattering moments and wall reflection state are those of
+// the given fields, each later sweep's those of the sweep before (source iteration). Stops after one
+// sweep where nothing couples the ordinates (that sweep is the solution), else when the estimated
+// remaining change of G (max-norm, rho/(1 - rho) from successive changes) is below stop_fraction
+// times max|G - G_start|, or after max_sweeps. The P+1 solve of the error indicator (src/adapt):
+// what the given lower-order solution lacks, without solving the higher-order problem to the end.
+// One process, CPU sweeps (options' device, plans and local_mesh must be null). The result keeps the
+// intensities; outer_iterations counts the sweeps, outer_residual is the last remaining-change ratio.
+GrayResult sweep_from(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
+                      const problem::Walls& walls, const GrayOptions& options, const std::vector<std::vector<double>>& intensities,
+                      double stop_fraction, int max_sweeps, const Collimated* beams = nullptr);
+
 }  // namespace dgrte::solver

@@ -1,0 +1,58 @@
+#pragma once
+// A-posteriori error indicator per element for angular DG runs (issue 32, item 1): the difference
+// between the solution of order p and transport sweeps of order p + 1 on the same mesh, started
+// from it (a hierarchical, "p-enriched" estimate; Bank & Smith 1993 for elliptic problems). Why not
+// a local estimate (face jumps, a patch reconstruction): in transport the error of an element is
+// mostly carried in from upstream along the ordinates, which only a sweep sees; and one sweep costs
+// about what the solve costs per sweep, without a tuned constant. Where the solution is smooth,
+// the p + 1 error is an order of h smaller, so the estimate tends to the true error (effectivity
+// -> 1, tests/adapt).
+//
+//   eta_K(G)    = || G_{p+1} - G_p ||_{L2(K)}                      (the G the run writes)
+//   eta_K(wall) = || q_in,{p+1} - q_in,p ||_{L2(faces of K on walls)}, q_in = sum_m w_m max(0, s_m.n) I_m
+//
+// Scattering and diffusely reflecting walls couple the ordinates: the p + 1 sweeps iterate from the
+// p solution's moments until what they would still change is below a tenth of the estimate
+// (solver::sweep_from).
+#include "angular/quadrature.hpp"
+#include "io/case_file.hpp"
+#include "solver/gray_solver.hpp"
+#include "transport/discretization.hpp"
+
+#include <string>
+#include <vector>
+
+namespace dgrte::adapt {
+
+struct ErrorIndicator {
+  int order = 0;                  // p + 1: the order of the enriched sweeps
+  std::vector<double> element_G;  // eta_K(G) per element [W/m^2 m^{3/2}]
+  std::vector<double> element_wall_flux;  // eta_K(wall) per element (0 off the walls) [W/m^2 m]
+  double G = 0, G_norm = 0;       // sqrt(sum eta_K(G)^2) and ||G_p||_L2 over the domain
+  double wall_flux = 0, wall_flux_norm = 0;  // the same over the walls, with ||q_in,p||_L2
+  int sweeps = 0;                 // transport sweeps of order p + 1
+  double remaining = 0;           // their last remaining-change ratio (0 when exact after one)
+  double seconds = 0;
+  double relative_G() const { return G_norm > 0 ? G / G_norm : G; }
+  double relative_wall_flux() const { return wall_flux_norm > 0 ? wall_flux / wall_flux_norm : wall_flux; }
+};
+
+// The sweeps' stopping fraction (solver::sweep_from): what they leave is below this share of the
+// estimate, so it shifts the estimate by at most about that much.
+inline constexpr double kSweepStopFraction = 0.1;
+
+// The indicator of a gray angular solve: solution must hold every ordinate's intensity (solved
+// with GrayOptions::keep_intensities). Builds the order p + 1 discretisation, medium, walls and
+// beams from cs (order p = disc's; p <= 7). options: the solve's (device, plans and a distributed
+// mesh are not used: the p + 1 sweeps run on the CPU, on one process).
+ErrorIndicator estimate_gray_error(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature& quad,
+                                   const solver::GrayResult& solution, const solver::GrayOptions& options);
+
+// The prolongation of nodal fields of order `from` to order `to` >= from (exact: interpolation of
+// each element's polynomial at the higher order's nodes), element by element.
+std::vector<double> prolong(const dg::ReferenceTet& from, const dg::ReferenceTet& to, std::span<const double> u);
+
+// Per element, the L2 norm of the nodal field u (|| u ||_{L2(K)}, with the element's mass matrix).
+std::vector<double> element_l2(const transport::Discretization& disc, std::span<const double> u);
+
+}  // namespace dgrte::adapt
