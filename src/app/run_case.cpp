@@ -1,6 +1,7 @@
 #include "app/run_case.hpp"
 
 #include "adapt/error_indicator.hpp"
+#include "adapt/refinement.hpp"
 
 #include "app/device_backend.hpp"
 #include "app/distributed_run.hpp"
@@ -78,6 +79,11 @@ struct Setup {
   Clock::time_point start;
   std::size_t printed = 0;  // warnings already shown on the terminal
   nlohmann::json fields = nlohmann::json::array();  // field files read (summary "fields")
+  // Adaptive refinement (run_refined): a cycle's initial guess in (one field per ordinate on disc),
+  // its solution's intensities and error indicator out.
+  const std::vector<std::vector<double>>* initial_intensities = nullptr;
+  std::vector<std::vector<double>> intensities;
+  std::optional<adapt::ErrorIndicator> indicator;
 };
 
 // Field files (media.X.field): a summary record per entry, a log line per quantity (source range vs
@@ -762,6 +768,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     if (!points.empty()) problem::attach_output_points(medium, cs, disc, points);
   }
   solver::GrayOptions go = gray_options(cs, opt);
+  if (!distributed) go.initial_intensities = s.initial_intensities;
   if (go.positivity && (medium.scatters() || walls.state_size() > 0) && go.outer != io::OuterMethod::source_iteration)
     throw InputError(fmt::format("{}: the positivity limiter makes each sweep nonlinear, and a Krylov outer method needs a linear "
                                  "one; with scattering or diffusely reflecting walls use solver.outer: source-iteration",
@@ -1049,6 +1056,95 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                         {"quadrature", "quadrature.csv"}, {"vtk_cells", cs.output.linear ? "linear" : "lagrange"},
                         {"spectral", model.spectral ? "spectral.csv" : ""}};
   finish(s, summary, setup_seconds, solve_seconds, t_out, gather_seconds);
+  s.indicator = std::move(indicator);
+  if (cs.refine) s.intensities = std::move(result.intensities);
+  return summary;
+}
+
+// `refine:` (issue 32): cycles of solve (run_angular, which writes the cycle's outputs over the last
+// one's), estimate (its error indicator), mark (Doerfler) and refine (h: re-mesh the .geo with a size
+// field; p: one order more), until the estimate meets refine.target, or max_cycles, max_dofs or the
+// highest order stops it. The last solved cycle's outputs stay; summary.json gains `refinement`.
+nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
+  const io::RefineSpec rs = *s.cs.refine;
+  nlohmann::json cycles = nlohmann::json::array();
+  nlohmann::json summary;
+  std::vector<std::vector<double>> guess;
+  std::string stop;
+  bool reached = false;
+  double remesh_seconds = 0;  // the re-meshing that made this cycle's mesh (h)
+  for (int cycle = 1;; ++cycle) {
+    const auto t0 = Clock::now();
+    s.disc = transport::make_discretization(s.mesh, s.cs.order);
+    s.initial_intensities = guess.empty() ? nullptr : &guess;
+    s.log(fmt::format("refinement cycle {}: {} tets, order {}, {} unknowns per ordinate", cycle, s.disc.num_elements(), s.cs.order,
+                      s.disc.num_dofs()));
+    summary = run_angular(s, opt);
+    guess.clear();
+    const auto& ind = *s.indicator;
+    const double estimate = adapt::relative_estimate(ind, rs.quantity);
+    cycles.push_back({{"cycle", cycle}, {"elements", s.disc.num_elements()}, {"order", s.cs.order}, {"dofs", s.disc.num_dofs()},
+                      {"estimate", estimate}, {"G_relative", ind.relative_G()}, {"wall_flux_relative", ind.relative_wall_flux()},
+                      {"solver_outer_iterations", summary["solver"]["outer_iterations"]}, {"seconds", seconds_since(t0)},
+                      {"remesh_seconds", remesh_seconds}});
+    s.log(fmt::format("  cycle {}: estimated relative error of {} {:.3e} (target {:.3e})", cycle, io::to_string(rs.quantity), estimate,
+                      rs.target));
+    if (estimate <= rs.target) {
+      reached = true;
+      stop = "target reached";
+      break;
+    }
+    if (cycle >= rs.max_cycles) {
+      stop = fmt::format("refine.max_cycles ({}) solved", rs.max_cycles);
+      break;
+    }
+    const auto marked = adapt::doerfler_marking(adapt::marking_indicator(ind, rs.quantity));
+    if (rs.strategy == io::RefineStrategy::p) {
+      if (s.cs.order + 1 > dg::kMaxOrder - 1) {
+        stop = fmt::format("order {} reached: the error indicator of order {} needs p + 1 <= {}", s.cs.order, s.cs.order, dg::kMaxOrder);
+        break;
+      }
+      const std::size_t next = s.disc.num_elements() * static_cast<std::size_t>(dg::tet_num_nodes(s.cs.order + 1));
+      if (rs.max_dofs > 0 && next > rs.max_dofs) {
+        stop = fmt::format("refine.max_dofs ({}): order {} would have {} unknowns per ordinate", rs.max_dofs, s.cs.order + 1, next);
+        break;
+      }
+      const auto hi = dg::ReferenceTet::build(s.cs.order + 1);
+      for (const auto& u : s.intensities) guess.push_back(adapt::prolong(s.disc.ref, hi, u));
+      s.cs.order += 1;
+    } else {
+      const auto t_mesh = Clock::now();
+      auto next_mesh = mesh::mesh_geo(s.cs.mesh.geo, s.cs.mesh.size, adapt::refined_size_field(s.mesh, marked));
+      remesh_seconds = seconds_since(t_mesh);
+      const std::size_t next = next_mesh.num_elements() * static_cast<std::size_t>(s.disc.num_nodes());
+      if (rs.max_dofs > 0 && next > rs.max_dofs) {
+        stop = fmt::format("refine.max_dofs ({}): the refined mesh ({} tets) would have {} unknowns per ordinate", rs.max_dofs,
+                           next_mesh.num_elements(), next);
+        break;
+      }
+      const auto next_disc = transport::make_discretization(next_mesh, s.cs.order);
+      guess = adapt::transfer_fields(s.disc, next_disc, s.intensities);
+      s.mesh = std::move(next_mesh);
+    }
+    s.intensities.clear();
+  }
+  if (!reached)
+    s.warnings.push_back(fmt::format("{}: refinement stopped before the target: {}; the estimated relative error of {} is {:.3e} "
+                                     "(target {:.3e}); the outputs are the last cycle's",
+                                     rs.where, stop, io::to_string(rs.quantity), cycles.back()["estimate"].get<double>(), rs.target));
+  // Each cycle repeats the set-up's warnings: keep one of each.
+  std::vector<std::string> unique;
+  for (const auto& w : s.warnings)
+    if (std::find(unique.begin(), unique.end(), w) == unique.end()) unique.push_back(w);
+  if (!reached) std::cerr << "warning: " << unique.back() << "\n";
+  summary["warnings"] = unique;
+  summary["refinement"] = {{"target", rs.target},          {"quantity", io::to_string(rs.quantity)},
+                           {"strategy", rs.strategy == io::RefineStrategy::h ? "h" : "p"},
+                           {"marking", fmt::format("Doerfler, fraction {}", adapt::kMarkingFraction)},
+                           {"max_cycles", rs.max_cycles},  {"max_dofs", rs.max_dofs},
+                           {"target_reached", reached},    {"stopped", stop},
+                           {"cycles", cycles}};
+  io::write_text_atomically(s.cs.output.directory / "summary.json", summary.dump(2) + "\n");
   return summary;
 }
 
@@ -1383,6 +1479,8 @@ void require_distributable(const io::CaseSpec& cs, int ranks) {
   std::string why;
   if (cs.solver.monte_carlo()) why = "solver.method: montecarlo";
   else if (cs.solver.backend != "cpu") why = "solver.backend: " + cs.solver.backend;
+  else if (cs.refine) why = "refine:";
+  else if (cs.output.error_indicator) why = "output.error_indicator";
   else if (cs.angular && cs.solver.positivity && cs.solver.outer != io::OuterMethod::source_iteration)
     // One process without scattering or diffuse walls sweeps once; distributed, the partition faces'
     // inflow is an outer unknown, and a Krylov method needs a linear sweep (the limiter is not).
@@ -1396,7 +1494,7 @@ void require_distributable(const io::CaseSpec& cs, int ranks) {
 }
 
 static nlohmann::json run_case_unguarded(const RunOptions& opt) {
-  Setup s{io::read_case(opt.case_file), {}, {}, {}, {}, Clock::now(), 0};
+  Setup s{io::read_case(opt.case_file), {}, {}, {}, {}, Clock::now(), 0, nlohmann::json::array(), nullptr, {}, std::nullopt};
   if (opt.output_directory) s.cs.output.directory = *opt.output_directory;
   if (opt.linear_vtk) s.cs.output.linear = *opt.linear_vtk;
   if (opt.backend) {
@@ -1443,6 +1541,7 @@ static nlohmann::json run_case_unguarded(const RunOptions& opt) {
                       d.local.global_elements, d.local.num_ghosts()));
     return s.cs.angular ? run_angular(s, opt, &d) : run_directions(s, opt, &d);
   }
+  if (s.cs.refine) return run_refined(s, opt);
   s.disc = transport::make_discretization(s.mesh, s.cs.order);
   if (s.cs.solver.monte_carlo()) return run_montecarlo(s, opt);
   return s.cs.angular ? run_angular(s, opt) : run_directions(s, opt);

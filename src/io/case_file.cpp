@@ -614,6 +614,15 @@ const char* to_string(BoundaryType t) {
   return "?";
 }
 
+const char* to_string(RefineQuantity q) {
+  switch (q) {
+    case RefineQuantity::G: return "G";
+    case RefineQuantity::wall_flux: return "wall_flux";
+    case RefineQuantity::both: return "both";
+  }
+  return "?";
+}
+
 const char* to_string(Preconditioner p) {
   switch (p) {
     case Preconditioner::none: return "none";
@@ -655,10 +664,53 @@ void check_spectral_case(const Ctx& c, const YAML::Node& root, const CaseSpec& c
 }
 }  // namespace
 
+// refine: {target, quantity, max_cycles, max_dofs, strategy} (docs/case-file.md, "Adaptive refinement").
+RefineSpec parse_refine(const Ctx& c, const YAML::Node& n, const CaseSpec& cs) {
+  RefineSpec r;
+  r.where = c.where("refine", n);
+  if (!n.IsMap()) c.fail("refine", n, "expected a map {target, quantity, max_cycles, max_dofs, strategy}");
+  check_map(c, n, "refine", {"target", "quantity", "max_cycles", "max_dofs", "strategy"});
+  if (n["target"]) {
+    r.target = number(c, n["target"], "refine.target");
+    if (!(r.target > 0 && r.target < 1))
+      c.fail("refine.target", n["target"], "must be in (0, 1): the estimated L2 error relative to the L2 norm (0.005 = 0.5 %)");
+  }
+  if (n["quantity"]) {
+    const auto q = scalar<std::string>(c, n["quantity"], "refine.quantity", "G, wall_flux or both");
+    if (q == "G") r.quantity = RefineQuantity::G;
+    else if (q == "wall_flux") r.quantity = RefineQuantity::wall_flux;
+    else if (q == "both") r.quantity = RefineQuantity::both;
+    else c.fail("refine.quantity", n["quantity"], "use G, wall_flux or both");
+  }
+  if (n["max_cycles"]) {
+    r.max_cycles = scalar<int>(c, n["max_cycles"], "refine.max_cycles", "an integer");
+    if (r.max_cycles < 1) c.fail("refine.max_cycles", n["max_cycles"], "must be >= 1 (solves, the first included)");
+  }
+  if (n["max_dofs"]) {
+    const double d = number(c, n["max_dofs"], "refine.max_dofs");
+    if (!(d >= 1)) c.fail("refine.max_dofs", n["max_dofs"], "must be >= 1: the most DG unknowns per ordinate a cycle may have");
+    r.max_dofs = static_cast<std::size_t>(d);
+  }
+  if (n["strategy"]) {
+    const auto st = scalar<std::string>(c, n["strategy"], "refine.strategy", "h or p");
+    if (st == "h") r.strategy = RefineStrategy::h;
+    else if (st == "p") r.strategy = RefineStrategy::p;
+    else c.fail("refine.strategy", n["strategy"], "use h (re-mesh the .geo finer where the error is) or p (raise the order)");
+  }
+  if (r.strategy == RefineStrategy::h && cs.mesh.geo.empty())
+    c.fail("refine.strategy", n["strategy"] ? n["strategy"] : n,
+           "h refinement re-meshes the case's geometry, and this case gives only mesh.file: give mesh.geo and mesh.size, or use "
+           "strategy: p (raises the order on the same mesh)");
+  return r;
+}
+
 // Keys a Monte Carlo run would accept and never read: each is an error naming the key and the method,
 // like an unknown key (`angular:` may stay, so that one case file switches between the two methods).
 void reject_discrete_ordinates_outputs(const Ctx& c, const YAML::Node& root) {
   const std::string why = "solver.method: montecarlo";
+  if (root["refine"])
+    c.fail("refine", root["refine"], fmt::format("adaptive refinement follows the DG error indicator; {} has its own statistical "
+                                                 "error instead: remove it, or use solver.method: dg", why));
   if (root["output"] && root["output"]["error_indicator"])
     c.fail("output.error_indicator", root["output"]["error_indicator"],
            fmt::format("the error indicator compares a DG solution with one of order p + 1; {} has none: remove it", why));
@@ -700,7 +752,7 @@ CaseSpec parse_case_checked(const std::string& yaml_text, const std::filesystem:
   }
   if (!root.IsMap()) throw InputError(fmt::format("{}: expected a YAML mapping with keys mesh, order, directions, media, boundaries", file.string()));
   check_map(c, root, "", {"mesh", "order", "directions", "angular", "media", "boundaries", "collimated", "solver", "exact", "output",
-                          "model"});
+                          "model", "refine"});
   for (const char* k : {"mesh", "media", "boundaries"})
     if (!root[k]) throw InputError(fmt::format("{}: missing required key '{}' (see docs/case-file.md)", file.string(), k));
   // Monte Carlo traces the full angular problem and needs no angular set.
@@ -785,16 +837,23 @@ CaseSpec parse_case_checked(const std::string& yaml_text, const std::filesystem:
   if (root["exact"]) cs.exact = expression(c, root["exact"], "exact", kSpaceDirectionVars);
   if (root["output"]) cs.output = parse_output(c, root["output"]);
   if (monte_carlo) reject_discrete_ordinates_outputs(c, root);
+  if (root["refine"]) {
+    cs.refine = parse_refine(c, root["refine"], cs);
+    cs.output.error_indicator = true;  // each cycle estimates its error
+    if (!root["output"] || !root["output"]["error_indicator"]) cs.output.error_indicator_where = cs.refine->where;
+  }
   if (cs.output.error_indicator) {
-    const auto& key = root["output"]["error_indicator"];
+    const bool asked = root["output"] && root["output"]["error_indicator"];
+    const auto& key = asked ? root["output"]["error_indicator"] : root["refine"];
+    const std::string name = asked ? "output.error_indicator" : "refine";
     if (!cs.angular)
-      c.fail("output.error_indicator", key, "the error indicator estimates the error of G and the wall flux of an angular run: add an "
-                                            "'angular:' set (a 'directions:' run compares with 'exact' instead)");
+      c.fail(name, key, "the error indicator estimates the error of G and the wall flux of an angular run: add an "
+                        "'angular:' set (a 'directions:' run compares with 'exact' instead)");
     if (cs.model)
-      c.fail("output.error_indicator", key, "the error indicator runs for gray cases (no 'model:') in this version; run the case "
-                                            "with a gray medium of similar optical thickness to find its resolution");
+      c.fail(name, key, "the error indicator runs for gray cases (no 'model:') in this version; run the case "
+                        "with a gray medium of similar optical thickness to find its resolution");
     if (cs.order + 1 > 8)
-      c.fail("output.error_indicator", key, fmt::format("it solves at order p + 1 = {}, above the largest order 8; use order <= 7", cs.order + 1));
+      c.fail(name, key, fmt::format("the error indicator solves at order p + 1 = {}, above the largest order 8; use order <= 7", cs.order + 1));
   }
   return cs;
 }

@@ -190,6 +190,20 @@ struct CollimatedSpec {
   std::string where;  // file: key (line)
 };
 
+// `refine:` (issue 32): solve, estimate (src/adapt), refine, until the estimated relative error of
+// `quantity` is below `target`, for at most max_cycles solves and max_dofs unknowns per ordinate.
+enum class RefineQuantity { G, wall_flux, both };
+enum class RefineStrategy { h, p };
+struct RefineSpec {
+  double target = 0.005;
+  RefineQuantity quantity = RefineQuantity::G;
+  int max_cycles = 6;
+  std::size_t max_dofs = 0;  // 0: no limit
+  RefineStrategy strategy = RefineStrategy::h;
+  std::string where;
+};
+const char* to_string(RefineQuantity q);
+
 struct CaseSpec {
   std::filesystem::path file;
   std::string name;  // case file stem
@@ -202,6 +216,7 @@ struct CaseSpec {
   std::vector<BoundarySpec> boundaries;
   SolverSpec solver;
   std::optional<Expression> exact;  // of (x, y, z, sx, sy, sz)
+  std::optional<RefineSpec> refine;
   // The spectral gas model block (`model:`, the same block as `dgrte slab`'s), read by
   // gas::make_model; null for a gray run.
   std::shared_ptr<const YAML::Node> model;

@@ -559,7 +559,9 @@ TetMesh read_mesh_in_process(const std::filesystem::path& file, BoundaryLabels l
   return open_msh(file, labels);
 }
 
-TetMesh mesh_geo(const std::filesystem::path& geo_file, double size, BoundaryLabels labels) {
+namespace {
+
+TetMesh mesh_geo_sized(const std::filesystem::path& geo_file, double size, const SizeField* field, BoundaryLabels labels) {
   if (!(size > 0) || !std::isfinite(size))
     throw InputError(fmt::format("{}: mesh size {} is not a positive length; give the target element size in metres",
                                  geo_file.string(), size));
@@ -571,15 +573,45 @@ TetMesh mesh_geo(const std::filesystem::path& geo_file, double size, BoundaryLab
     // `size` alone controls the element size: ignore point sizes and curvature, keep no lower bound.
     gmsh::option::setNumber("Mesh.MeshSizeFromPoints", 0);
     gmsh::option::setNumber("Mesh.MeshSizeFromCurvature", 0);
-    gmsh::option::setNumber("Mesh.MeshSizeExtendFromBoundary", 1);
+    // With a size field the field decides inside too (extending the boundary's sizes would override it).
+    gmsh::option::setNumber("Mesh.MeshSizeExtendFromBoundary", field ? 0 : 1);
     gmsh::option::setNumber("Mesh.MeshSizeMin", 0);
     gmsh::option::setNumber("Mesh.MeshSizeMax", size);
     gmsh::option::setNumber("Mesh.ElementOrder", 1);
   });
-  session.call(fmt::format("mesh the geometry in 3-D with size {}", size),
+  if (field) {
+    const auto& m = *field->mesh;
+    if (field->vertex_size.size() != m.vertices.size()) throw std::logic_error("SizeField: one size per vertex");
+    session.call("set the refinement size field", "", [&] {
+      // "SS": scalar values on tetrahedra, per element x1..x4 y1..y4 z1..z4 v1..v4.
+      std::vector<double> data;
+      data.reserve(m.tets.size() * 16);
+      for (const auto& t : m.tets) {
+        for (int d = 0; d < 3; ++d)
+          for (int v : t) data.push_back(m.vertices[static_cast<std::size_t>(v)][static_cast<std::size_t>(d)]);
+        for (int v : t) data.push_back(field->vertex_size[static_cast<std::size_t>(v)]);
+      }
+      const int view = gmsh::view::add("dgrte refinement size");
+      gmsh::view::addListData(view, "SS", static_cast<int>(m.tets.size()), data);
+      const int f = gmsh::model::mesh::field::add("PostView");
+      gmsh::model::mesh::field::setNumber(f, "ViewTag", view);
+      gmsh::model::mesh::field::setAsBackgroundMesh(f);
+    });
+  }
+  session.call(fmt::format("mesh the geometry in 3-D with size {}{}", size, field ? " and the refinement size field" : ""),
                "check that the geometry has closed volumes (Surface Loop / Volume) and try another size",
                [&] { gmsh::model::mesh::generate(3); });
   return extract_model(session, geo_file, labels);
+}
+
+}  // namespace
+
+TetMesh mesh_geo(const std::filesystem::path& geo_file, double size, BoundaryLabels labels) {
+  return mesh_geo_sized(geo_file, size, nullptr, labels);
+}
+
+TetMesh mesh_geo(const std::filesystem::path& geo_file, double size, const SizeField& field, BoundaryLabels labels) {
+  return mesh_geo_sized(geo_file, size, &field, labels);
 }
 
 UnlabelledFaces unlabelled_boundary_faces(const TetMesh& mesh) {

@@ -74,6 +74,16 @@ TetMesh read_mesh_in_process(const std::filesystem::path& file, BoundaryLabels l
 // Meshes a .geo file in 3-D through the Gmsh SDK with a target element size (m), then as read_mesh.
 // `size` sets Mesh.MeshSizeMax and alone controls the size (point sizes and curvature are ignored).
 TetMesh mesh_geo(const std::filesystem::path& geo_file, double size, BoundaryLabels labels = BoundaryLabels::required);
+// Adaptive refinement (issue 32): a target element size at each vertex of a previous mesh of the
+// same geometry, linear inside its tets; mesh_geo then sizes the elements by it (a Gmsh background
+// field, "PostView" of a list-based view), capped by `size`. Where the new mesh reaches outside the
+// previous one (curved walls), `size` applies.
+struct SizeField {
+  const TetMesh* mesh = nullptr;
+  std::vector<double> vertex_size;  // per vertex of *mesh [m]
+};
+TetMesh mesh_geo(const std::filesystem::path& geo_file, double size, const SizeField& field,
+                 BoundaryLabels labels = BoundaryLabels::required);
 // Both initialize and finalize Gmsh around the call (serialized by a process-wide mutex), so they
 // must not be called while the caller itself holds an initialized Gmsh API session.
 

@@ -799,6 +799,9 @@ void krylov_outer(TransportSweep& sweep, const GrayOptions& opt, std::vector<dou
   OuterMonitor mon{&res.history, opt.progress, Clock::now()};
   check(KSPMonitorSet(ksp, outer_monitor, &mon, nullptr), "KSPMonitorSet");
   check(KSPSetFromOptions(ksp), "KSPSetFromOptions");
+  // x holds an initial guess (GrayOptions::initial_intensities) unless it is zero.
+  const bool guess = std::any_of(x.begin(), x.end(), [](double v) { return v != 0.0; });
+  check(KSPSetInitialGuessNonzero(ksp, guess ? PETSC_TRUE : PETSC_FALSE), "KSPSetInitialGuessNonzero");
   check(KSPSolve(ksp, vb, vx), "KSPSolve");
   if (opt.progress) std::fprintf(stderr, "\r%*s\r", 90, "");
   PetscInt its;
@@ -894,6 +897,10 @@ GrayResult solve_gray(const transport::Discretization& disc, const angular::Quad
   res.partition_unknowns = static_cast<std::size_t>(sizes[1]);
   std::vector<double> x(nx, 0.0), x_new(nx, 0.0);
   Outputs out;
+  if (opt.initial_intensities && res.coupling_unknowns > 0) {
+    if (distributed) throw std::logic_error("GrayOptions::initial_intensities: one process only");
+    sweep.coupling_of(*opt.initial_intensities, x, out);
+  }
   if (res.coupling_unknowns == 0) {
     res.outer_method = "none (no scattering, no diffusely reflecting walls: one transport sweep, specular reflections converged inside it)";
     res.stopping_rule = "exact after one sweep";

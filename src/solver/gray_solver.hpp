@@ -63,6 +63,10 @@ struct GrayOptions {
   // Its exchanges and merged reflection groups made beforehand (a spectral loop solves many gray
   // problems on the same mesh, set and walls); null: made by solve_gray.
   const DistributedSetup* distributed_setup = nullptr;
+  // An initial guess (adaptive refinement: the previous cycle's solution on this discretisation), one
+  // field per ordinate: the outer iteration starts from its scattering moments and wall reflection
+  // state instead of zero. One process only; null: start from zero.
+  const std::vector<std::vector<double>>* initial_intensities = nullptr;
 };
 
 struct GrayResult {

@@ -89,14 +89,7 @@ TEST(ErrorIndicator, ProlongationKeepsThePolynomial) {
   for (int i = 0; i < hi.num_nodes; ++i) EXPECT_NEAR(v[static_cast<std::size_t>(i)], f(hi.nodes(i, 0), hi.nodes(i, 1), hi.nodes(i, 2)), 1e-13);
 }
 
-std::string parse_error(const std::string& yaml) {
-  try {
-    io::parse_case(yaml, "bad.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test_support::parse_error;
 
 TEST(ErrorIndicator, BadInputNamesTheKey) {
   const std::string mesh = "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/mms/cube.geo, size: 0.5}\n";

@@ -1,6 +1,8 @@
 #pragma once
 // Test helpers: run a case given as YAML text through run_case, and read a probe CSV by column.
 #include "app/run_case.hpp"
+#include "common/error.hpp"
+#include "io/case_file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +33,16 @@ inline Run run_yaml(const std::string& folder, const std::string& name, const st
   opt.quiet = true;
   fs::remove_all(*opt.output_directory);
   return {app::run_case(opt), *opt.output_directory};
+}
+
+// The InputError message of parsing a case given as YAML text ("" if it parses).
+inline std::string parse_error(const std::string& yaml) {
+  try {
+    io::parse_case(yaml, "bad.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 // Columns of a probe CSV by header name ('#' lines skipped).

@@ -1,0 +1,96 @@
+#include "adapt/refinement.hpp"
+
+#include "common/parallel.hpp"
+#include "transport/field_evaluation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace dgrte::adapt {
+
+std::vector<bool> doerfler_marking(const std::vector<double>& eta, double theta) {
+  std::vector<std::size_t> order(eta.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return eta[a] > eta[b]; });
+  double total = 0;
+  for (double e : eta) total += e * e;
+  std::vector<bool> marked(eta.size(), false);
+  double sum = 0;
+  for (std::size_t k : order) {
+    if (sum >= theta * total || eta[k] <= 0) break;
+    marked[k] = true;
+    sum += eta[k] * eta[k];
+  }
+  return marked;
+}
+
+double relative_estimate(const ErrorIndicator& ind, io::RefineQuantity q) {
+  switch (q) {
+    case io::RefineQuantity::G: return ind.relative_G();
+    case io::RefineQuantity::wall_flux: return ind.relative_wall_flux();
+    case io::RefineQuantity::both: return std::max(ind.relative_G(), ind.relative_wall_flux());
+  }
+  return ind.relative_G();
+}
+
+std::vector<double> marking_indicator(const ErrorIndicator& ind, io::RefineQuantity q) {
+  const double g = ind.G_norm > 0 ? 1 / ind.G_norm : 1, w = ind.wall_flux_norm > 0 ? 1 / ind.wall_flux_norm : 1;
+  std::vector<double> eta(ind.element_G.size());
+  for (std::size_t e = 0; e < eta.size(); ++e) {
+    const double a = ind.element_G[e] * g, b = ind.element_wall_flux[e] * w;
+    eta[e] = q == io::RefineQuantity::G ? a : q == io::RefineQuantity::wall_flux ? b : std::hypot(a, b);
+  }
+  return eta;
+}
+
+mesh::SizeField refined_size_field(const mesh::TetMesh& mesh, const std::vector<bool>& marked) {
+  if (marked.size() != mesh.tets.size()) throw std::logic_error("refined_size_field: one mark per element");
+  mesh::SizeField f{&mesh, std::vector<double>(mesh.vertices.size(), std::numeric_limits<double>::infinity())};
+  for (std::size_t e = 0; e < mesh.tets.size(); ++e) {
+    const auto& t = mesh.tets[e];
+    double edges = 0;
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b) {
+        const auto& p = mesh.vertices[static_cast<std::size_t>(t[static_cast<std::size_t>(a)])];
+        const auto& r = mesh.vertices[static_cast<std::size_t>(t[static_cast<std::size_t>(b)])];
+        edges += std::sqrt((p[0] - r[0]) * (p[0] - r[0]) + (p[1] - r[1]) * (p[1] - r[1]) + (p[2] - r[2]) * (p[2] - r[2]));
+      }
+    const double h = edges / 6 * (marked[e] ? 0.5 : 1.0);
+    for (int v : t) f.vertex_size[static_cast<std::size_t>(v)] = std::min(f.vertex_size[static_cast<std::size_t>(v)], h);
+  }
+  return f;
+}
+
+std::vector<std::vector<double>> transfer_fields(const transport::Discretization& from, const transport::Discretization& to,
+                                                 const std::vector<std::vector<double>>& fields) {
+  const transport::PointLocator locator(from);
+  const auto np_to = static_cast<std::size_t>(to.num_nodes()), np_from = static_cast<std::size_t>(from.num_nodes());
+  std::vector<std::vector<double>> out(fields.size(), std::vector<double>(to.num_dofs(), 0.0));
+  parallel_for(static_cast<long>(to.num_elements()), 2, [&](long ei) {
+    const auto e = static_cast<std::size_t>(ei);
+    const auto v = to.element_vertices(e);
+    Vec3 c{};
+    for (const auto& x : v)
+      for (int d = 0; d < 3; ++d) c[static_cast<std::size_t>(d)] += 0.25 * x[static_cast<std::size_t>(d)];
+    for (std::size_t i = 0; i < np_to; ++i) {
+      const Vec3& x = to.node_position[e * np_to + i];
+      std::optional<transport::PointLocator::Location> loc = locator.locate(x);
+      // Outside `from` (a curved wall meshed anew): step towards this element's centroid until inside.
+      for (double t = 1e-6; !loc && t <= 1; t *= 10) {
+        const Vec3 y{x[0] + t * (c[0] - x[0]), x[1] + t * (c[1] - x[1]), x[2] + t * (c[2] - x[2])};
+        loc = locator.locate(y);
+      }
+      if (!loc) continue;  // not in `from` at all: no guess (zero) for this node
+      const Eigen::RowVectorXd row = from.ref.interpolation_matrix(loc->rst);
+      for (std::size_t m = 0; m < fields.size(); ++m) {
+        const Eigen::Map<const Eigen::VectorXd> ue(fields[m].data() + loc->element * np_from, static_cast<Eigen::Index>(np_from));
+        out[m][e * np_to + i] = row.dot(ue);
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace dgrte::adapt

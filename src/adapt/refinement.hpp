@@ -1,0 +1,35 @@
+#pragma once
+// Adaptive refinement (issue 32, `refine:` in a case file): which elements to refine, the size field
+// that re-meshes them finer, and the transfer of a solution to the next discretisation (the next
+// cycle's initial guess). The loop itself is app::run_case's (solve, estimate, refine).
+#include "adapt/error_indicator.hpp"
+#include "io/case_file.hpp"
+#include "mesh/tet_mesh.hpp"
+#include "transport/discretization.hpp"
+
+#include <vector>
+
+namespace dgrte::adapt {
+
+// Doerfler (bulk) marking (Doerfler 1996): the fewest elements, largest indicators first, whose
+// squared indicators sum to at least theta of the total.
+inline constexpr double kMarkingFraction = 0.5;
+std::vector<bool> doerfler_marking(const std::vector<double>& eta, double theta = kMarkingFraction);
+
+// The relative estimate refine.target is compared with, and the element indicators that mark for it:
+// G, the wall flux, or both (each relative to its norm; both: the larger estimate, and per element
+// the root sum of squares of the two relative indicators).
+double relative_estimate(const ErrorIndicator& ind, io::RefineQuantity q);
+std::vector<double> marking_indicator(const ErrorIndicator& ind, io::RefineQuantity q);
+
+// The size field of the next mesh: per element its mean edge length, halved where marked; at each
+// vertex the smallest of its elements' (a refined element's neighbours grade towards it).
+mesh::SizeField refined_size_field(const mesh::TetMesh& mesh, const std::vector<bool>& marked);
+
+// Fields of `from` (one per ordinate, nodal) evaluated at the nodes of `to` (another mesh of the same
+// domain, or another order): each node's value by the polynomial of the element of `from` that
+// contains it; a node outside `from` (a curved wall re-meshed) takes that of the nearest element.
+std::vector<std::vector<double>> transfer_fields(const transport::Discretization& from, const transport::Discretization& to,
+                                                 const std::vector<std::vector<double>>& fields);
+
+}  // namespace dgrte::adapt

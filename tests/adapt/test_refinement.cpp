@@ -1,0 +1,178 @@
+// Adaptive refinement (`refine:`, src/adapt/refinement.hpp, app run_refined): marking, the size field,
+// the transfer of fields between meshes, and whole refined runs through run_case.
+#include "../common/case_runner.hpp"
+#include "adapt/refinement.hpp"
+#include "common/error.hpp"
+#include "io/case_file.hpp"
+#include "mesh/tet_mesh.hpp"
+#include "transport/discretization.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+namespace dgrte {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Refinement, DoerflerMarksTheFewestLargestElements) {
+  // Squares 16, 9, 4, 1, 1 (total 31): half is 15.5, reached by the largest alone (16).
+  auto marked = adapt::doerfler_marking({2, 3, 1, 4, 1}, 0.5);
+  EXPECT_EQ(marked, (std::vector<bool>{false, false, false, true, false}));
+  // 0.8 of 31 = 24.8: 16 + 9 = 25.
+  marked = adapt::doerfler_marking({2, 3, 1, 4, 1}, 0.8);
+  EXPECT_EQ(marked, (std::vector<bool>{false, true, false, true, false}));
+  // Zero indicators are never marked.
+  marked = adapt::doerfler_marking({0, 0, 0}, 1.0);
+  EXPECT_EQ(marked, (std::vector<bool>{false, false, false}));
+}
+
+const fs::path kCube = DGRTE_SOURCE_DIR "/validation/isothermal_cube/cube.geo";
+
+TEST(Refinement, SizeFieldHalvesMarkedElementsAndTheNewMeshFollowsIt) {
+  const auto mesh = mesh::mesh_geo(kCube, 0.5);
+  std::vector<bool> marked(mesh.num_elements(), false);
+  // Mark the elements whose centroid lies in the corner x, y, z < 0.5.
+  for (std::size_t e = 0; e < mesh.num_elements(); ++e) {
+    Vec3 c{};
+    for (int v : mesh.tets[e])
+      for (int d = 0; d < 3; ++d) c[static_cast<std::size_t>(d)] += 0.25 * mesh.vertices[static_cast<std::size_t>(v)][static_cast<std::size_t>(d)];
+    marked[e] = c[0] < 0.5 && c[1] < 0.5 && c[2] < 0.5;
+  }
+  const auto field = adapt::refined_size_field(mesh, marked);
+  ASSERT_EQ(field.vertex_size.size(), mesh.vertices.size());
+  for (double h : field.vertex_size) EXPECT_TRUE(h > 0 && h < 1.0);
+  const auto finer = mesh::mesh_geo(kCube, 0.5, field);
+  EXPECT_GT(finer.num_elements(), mesh.num_elements());
+  // The new elements are smaller in the marked corner than in the opposite one.
+  auto count_in = [&](const mesh::TetMesh& m, bool corner) {
+    std::size_t n = 0;
+    for (std::size_t e = 0; e < m.num_elements(); ++e) {
+      Vec3 c{};
+      for (int v : m.tets[e])
+        for (int d = 0; d < 3; ++d) c[static_cast<std::size_t>(d)] += 0.25 * m.vertices[static_cast<std::size_t>(v)][static_cast<std::size_t>(d)];
+      const bool low = c[0] < 0.5 && c[1] < 0.5 && c[2] < 0.5, high = c[0] > 0.5 && c[1] > 0.5 && c[2] > 0.5;
+      n += corner ? low : high;
+    }
+    return n;
+  };
+  EXPECT_GT(count_in(finer, true), 2 * count_in(finer, false));
+  EXPECT_EQ(finer.surface_groups.size(), mesh.surface_groups.size());  // physical groups kept
+}
+
+// A polynomial of degree <= p moves between meshes (and orders) exactly.
+TEST(Refinement, TransferKeepsPolynomials) {
+  const auto coarse = mesh::mesh_geo(kCube, 0.5), fine = mesh::mesh_geo(kCube, 0.3);
+  const auto from = transport::make_discretization(coarse, 2), to = transport::make_discretization(fine, 3);
+  auto f = [](const Vec3& x) { return 1 + x[0] - 2 * x[1] * x[2] + 0.5 * x[0] * x[0]; };
+  std::vector<std::vector<double>> u(2, std::vector<double>(from.num_dofs()));
+  for (std::size_t k = 0; k < from.num_dofs(); ++k) u[0][k] = f(from.node_position[k]), u[1][k] = 2 * f(from.node_position[k]);
+  const auto v = adapt::transfer_fields(from, to, u);
+  ASSERT_EQ(v.size(), 2u);
+  for (std::size_t k = 0; k < to.num_dofs(); ++k) {
+    ASSERT_NEAR(v[0][k], f(to.node_position[k]), 1e-12) << k;
+    ASSERT_NEAR(v[1][k], 2 * f(to.node_position[k]), 1e-12) << k;
+  }
+}
+
+// The isothermal cube (kappa = 10, cold black walls): its exact discrete-ordinates intensity is
+// I_b (1 - exp(-kappa L)), L the distance to the upstream wall, so `exact:` measures the true error.
+std::string cube_case(const std::string& refine, int order, double size, const std::string& extra = "") {
+  return fmt::format(
+      "mesh: {{geo: {}, size: {}}}\norder: {}\nangular: {{quadrature: sn, order: 4}}\n"
+      "media: {{\"*\": {{kappa: \"10\", Ib: \"1\"}}}}\nboundaries: {{\"*\": {{type: black, temperature: 0}}}}\n"
+      "exact: \"1 - exp(-10*min(sx > 0 ? x/sx : (1-x)/(-sx), sy > 0 ? y/sy : (1-y)/(-sy), sz > 0 ? z/sz : (1-z)/(-sz)))\"\n"
+      "refine: {}\noutput: {{vtk: false{}}}\n",
+      kCube.string(), size, order, refine, extra);
+}
+
+test_support::Run run(const std::string& name, const std::string& body) {
+  return test_support::run_yaml("dgrte_refinement_tests", name, body);
+}
+
+void expect_reached(const nlohmann::json& summary, double target) {
+  const auto& r = summary["refinement"];
+  ASSERT_TRUE(r["target_reached"].get<bool>()) << r.dump(1);
+  const auto& last = r["cycles"].back();
+  EXPECT_LE(last["estimate"].get<double>(), target);
+  // The estimate is honest: the true error of the last cycle is within a factor 2 of it.
+  const double truth = summary["error"]["G_relative_l2"].get<double>();
+  EXPECT_LT(truth, 2 * target) << "true relative L2 error of G " << truth;
+  // The outputs are the last cycle's.
+  EXPECT_EQ(summary["mesh"]["elements"].get<std::size_t>(), last["elements"].get<std::size_t>());
+  EXPECT_EQ(summary["order"].get<int>(), last["order"].get<int>());
+  // Each cycle has fewer estimated error than the one before.
+  for (std::size_t c = 1; c < r["cycles"].size(); ++c)
+    EXPECT_LT(r["cycles"][c]["estimate"].get<double>(), r["cycles"][c - 1]["estimate"].get<double>());
+}
+
+TEST(Refinement, HRefinementReachesTheTarget) {
+  const auto r = run("cube_h", cube_case("{target: 0.01, strategy: h}", 2, 0.35));
+  expect_reached(r.summary, 0.01);
+  EXPECT_GE(r.summary["refinement"]["cycles"].size(), 2u);
+}
+
+TEST(Refinement, PRefinementReachesTheTarget) {
+  const auto r = run("cube_p", cube_case("{target: 0.005, strategy: p}", 1, 0.35));
+  expect_reached(r.summary, 0.005);
+  const auto& cycles = r.summary["refinement"]["cycles"];
+  for (std::size_t c = 0; c < cycles.size(); ++c) EXPECT_EQ(cycles[c]["order"].get<int>(), 1 + static_cast<int>(c));
+}
+
+// Unreachable: stops after max_cycles with the estimate reached, a warning, and the last cycle's outputs.
+TEST(Refinement, UnreachableTargetStopsAfterMaxCycles) {
+  const auto r = run("cube_unreachable", cube_case("{target: 1.0e-6, strategy: p, max_cycles: 2}", 1, 0.5, ", probes: [{name: axis, from: [0, 0.5, 0.5], to: [1, 0.5, 0.5], points: 5}]"));
+  const auto& ref = r.summary["refinement"];
+  EXPECT_FALSE(ref["target_reached"].get<bool>());
+  EXPECT_EQ(ref["cycles"].size(), 2u);
+  EXPECT_NE(ref["stopped"].get<std::string>().find("max_cycles"), std::string::npos);
+  bool warned = false;
+  for (const auto& w : r.summary["warnings"]) warned |= w.get<std::string>().find("refinement stopped before the target") != std::string::npos;
+  EXPECT_TRUE(warned);
+  EXPECT_EQ(r.summary["order"].get<int>(), 2);
+  EXPECT_TRUE(fs::exists(r.out / "probes" / "axis.csv"));
+}
+
+// max_dofs: the cycle that would exceed it is not solved.
+TEST(Refinement, MaxDofsIsRespected) {
+  // P1 on this mesh has 4 K unknowns; P2 10 K, P3 20 K: a budget of 12 K allows P2 and stops before P3.
+  const auto probe = run("cube_dofs_probe", cube_case("{target: 1.0e-6, strategy: p, max_cycles: 1}", 1, 0.5));
+  const auto K = probe.summary["mesh"]["elements"].get<std::size_t>();
+  const auto r = run("cube_dofs", cube_case(fmt::format("{{target: 1.0e-6, strategy: p, max_dofs: {}}}", 12 * K), 1, 0.5));
+  const auto& ref = r.summary["refinement"];
+  EXPECT_FALSE(ref["target_reached"].get<bool>());
+  for (const auto& c : ref["cycles"]) EXPECT_LE(c["dofs"].get<std::size_t>(), 12 * K);
+  EXPECT_EQ(ref["cycles"].back()["order"].get<int>(), 2);
+  EXPECT_NE(ref["stopped"].get<std::string>().find("max_dofs"), std::string::npos);
+}
+
+using test_support::parse_error;
+
+TEST(Refinement, BadInputNamesTheKey) {
+  const std::string base = "order: 2\nangular: {quadrature: sn, order: 2}\nmedia: {\"*\": {kappa: \"1\", Ib: \"1\"}}\n"
+                           "boundaries: {\"*\": {type: black}}\n";
+  const std::string geo = "mesh: {geo: " + kCube.string() + ", size: 0.5}\n";
+  auto msg = parse_error("mesh: {file: cube.msh}\n" + base + "refine: {target: 0.01}\n");
+  EXPECT_NE(msg.find("refine.strategy"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("strategy: p"), std::string::npos) << msg;
+  msg = parse_error(geo + base + "refine: {target: 2}\n");
+  EXPECT_NE(msg.find("refine.target"), std::string::npos) << msg;
+  msg = parse_error(geo + base + "refine: {quantity: q}\n");
+  EXPECT_NE(msg.find("refine.quantity"), std::string::npos) << msg;
+  msg = parse_error(geo + base + "refine: {max_cycles: 0}\n");
+  EXPECT_NE(msg.find("refine.max_cycles"), std::string::npos) << msg;
+  msg = parse_error(geo + base + "refine: {strategy: hp}\n");
+  EXPECT_NE(msg.find("refine.strategy"), std::string::npos) << msg;
+  msg = parse_error(geo + base + "refine: {max_cycle: 3}\n");
+  EXPECT_NE(msg.find("max_cycle"), std::string::npos) << msg;
+  msg = parse_error(geo + "order: 2\ndirections: [[1, 0, 0]]\nmedia: {\"*\": {kappa: \"1\", Ib: \"1\"}}\nboundaries: {\"*\": {type: black}}\n"
+                    "refine: {target: 0.01}\n");
+  EXPECT_NE(msg.find("refine"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("angular"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace dgrte
