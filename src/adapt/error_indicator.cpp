@@ -70,7 +70,7 @@ void add_wall_flux_squares(const transport::Discretization& disc, const problem:
 }  // namespace
 
 ErrorIndicator estimate_gray_error(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature& quad,
-                                   const solver::GrayResult& solution, const solver::GrayOptions& options) {
+                                   const solver::GrayResult& solution, std::span<const double> divq, const solver::GrayOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   const int p = disc.ref.order;
   if (p + 1 > dg::kMaxOrder)
@@ -101,6 +101,11 @@ ErrorIndicator estimate_gray_error(const io::CaseSpec& cs, const transport::Disc
   ind.element_G = element_l2(hi, dG);
   ind.G = root_sum_squares(ind.element_G);
   ind.G_norm = root_sum_squares(element_l2(disc, solution.G));
+  std::vector<double> kdG(dG.size());
+  for (std::size_t i = 0; i < dG.size(); ++i) kdG[i] = medium.kappa[i] * dG[i];
+  ind.element_divq = element_l2(hi, kdG);
+  ind.divq = root_sum_squares(ind.element_divq);
+  ind.divq_norm = root_sum_squares(element_l2(disc, divq));
 
   std::vector<double> sq(disc.num_elements(), 0.0), norm_sq(disc.num_elements(), 0.0);
   add_wall_flux_squares(hi, walls, quad, {&enriched.intensities, &start}, {1.0, -1.0}, sq);

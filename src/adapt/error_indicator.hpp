@@ -9,6 +9,7 @@
 // -> 1, tests/adapt).
 //
 //   eta_K(G)    = || G_{p+1} - G_p ||_{L2(K)}                      (the G the run writes)
+//   eta_K(divq) = || kappa (G_{p+1} - G_p) ||_{L2(K)}              (div q = kappa (4 pi I_b - G))
 //   eta_K(wall) = || q_in,{p+1} - q_in,p ||_{L2(faces of K on walls)}, q_in = sum_m w_m max(0, s_m.n) I_m
 //
 // Scattering and diffusely reflecting walls couple the ordinates: the p + 1 sweeps iterate from the
@@ -19,6 +20,7 @@
 #include "solver/gray_solver.hpp"
 #include "transport/discretization.hpp"
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,11 +32,16 @@ struct ErrorIndicator {
   std::vector<double> element_wall_flux;  // eta_K(wall) per element (0 off the walls) [W/m^2 m]
   double G = 0, G_norm = 0;       // sqrt(sum eta_K(G)^2) and ||G_p||_L2 over the domain
   double wall_flux = 0, wall_flux_norm = 0;  // the same over the walls, with ||q_in,p||_L2
+  // div q = kappa (4 pi I_b - G) moves with kappa dG: in an optically thick medium G is close to
+  // 4 pi I_b, and a small relative error of G is a large one of div q. eta_K(div q) = ||kappa dG||_{L2(K)}.
+  std::vector<double> element_divq;
+  double divq = 0, divq_norm = 0;  // sqrt(sum eta_K(div q)^2) and ||div q_p||_L2
   int sweeps = 0;                 // transport sweeps of order p + 1
   double remaining = 0;           // their last remaining-change ratio (0 when exact after one)
   double seconds = 0;
   double relative_G() const { return G_norm > 0 ? G / G_norm : G; }
   double relative_wall_flux() const { return wall_flux_norm > 0 ? wall_flux / wall_flux_norm : wall_flux; }
+  double relative_divq() const { return divq_norm > 0 ? divq / divq_norm : divq; }
 };
 
 // The sweeps' stopping fraction (solver::sweep_from): what they leave is below this share of the
@@ -45,8 +52,9 @@ inline constexpr double kSweepStopFraction = 0.1;
 // with GrayOptions::keep_intensities). Builds the order p + 1 discretisation, medium, walls and
 // beams from cs (order p = disc's; p <= 7). options: the solve's (device, plans and a distributed
 // mesh are not used: the p + 1 sweeps run on the CPU, on one process).
+// divq: the solution's div q at the nodes of disc (the norm of eta(div q) is relative to).
 ErrorIndicator estimate_gray_error(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature& quad,
-                                   const solver::GrayResult& solution, const solver::GrayOptions& options);
+                                   const solver::GrayResult& solution, std::span<const double> divq, const solver::GrayOptions& options);
 
 // The prolongation of nodal fields of order `from` to order `to` >= from (exact: interpolation of
 // each element's polynomial at the higher order's nodes), element by element.

@@ -31,16 +31,23 @@ double relative_estimate(const ErrorIndicator& ind, io::RefineQuantity q) {
     case io::RefineQuantity::G: return ind.relative_G();
     case io::RefineQuantity::wall_flux: return ind.relative_wall_flux();
     case io::RefineQuantity::both: return std::max(ind.relative_G(), ind.relative_wall_flux());
+    case io::RefineQuantity::divq: return ind.relative_divq();
   }
   return ind.relative_G();
 }
 
 std::vector<double> marking_indicator(const ErrorIndicator& ind, io::RefineQuantity q) {
   const double g = ind.G_norm > 0 ? 1 / ind.G_norm : 1, w = ind.wall_flux_norm > 0 ? 1 / ind.wall_flux_norm : 1;
+  const double d = ind.divq_norm > 0 ? 1 / ind.divq_norm : 1;
   std::vector<double> eta(ind.element_G.size());
   for (std::size_t e = 0; e < eta.size(); ++e) {
     const double a = ind.element_G[e] * g, b = ind.element_wall_flux[e] * w;
-    eta[e] = q == io::RefineQuantity::G ? a : q == io::RefineQuantity::wall_flux ? b : std::hypot(a, b);
+    switch (q) {
+      case io::RefineQuantity::G: eta[e] = a; break;
+      case io::RefineQuantity::wall_flux: eta[e] = b; break;
+      case io::RefineQuantity::both: eta[e] = std::hypot(a, b); break;
+      case io::RefineQuantity::divq: eta[e] = ind.element_divq[e] * d; break;
+    }
   }
   return eta;
 }

@@ -18,7 +18,7 @@ std::vector<bool> doerfler_marking(const std::vector<double>& eta, double theta 
 
 // The relative estimate refine.target is compared with, and the element indicators that mark for it:
 // G, the wall flux, or both (each relative to its norm; both: the larger estimate, and per element
-// the root sum of squares of the two relative indicators).
+// the root sum of squares of the two relative indicators), or div q.
 double relative_estimate(const ErrorIndicator& ind, io::RefineQuantity q);
 std::vector<double> marking_indicator(const ErrorIndicator& ind, io::RefineQuantity q);
 

@@ -851,7 +851,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   }
   std::optional<adapt::ErrorIndicator> indicator;
   if (cs.output.error_indicator) {
-    indicator = adapt::estimate_gray_error(cs, disc, quad, result, go);
+    indicator = adapt::estimate_gray_error(cs, disc, quad, result, fields.divq, go);
     s.log(fmt::format("  error indicator (order {} sweeps from the solution: {}): G {:.3e} of its L2 norm, wall flux {:.3e}, {:.2f} s",
                       indicator->order, indicator->sweeps, indicator->relative_G(), indicator->relative_wall_flux(), indicator->seconds));
   }
@@ -979,11 +979,15 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
         {"wall_flux_l2", indicator->wall_flux},
         {"wall_flux_norm_l2", indicator->wall_flux_norm},
         {"wall_flux_relative", indicator->relative_wall_flux()},
+        {"divq_l2", indicator->divq},
+        {"divq_norm_l2", indicator->divq_norm},
+        {"divq_relative", indicator->relative_divq()},
         {"max_element_G", *std::max_element(indicator->element_G.begin(), indicator->element_G.end())},
         {"seconds", indicator->seconds}};
     if (G_error) summary["error_indicator"]["effectivity_G"] = G_error->l2 > 0 ? indicator->G / G_error->l2 : 0.0;
     cell_fields.push_back({"error_indicator", indicator->element_G});
     cell_fields.push_back({"error_indicator_wall_flux", indicator->element_wall_flux});
+    cell_fields.push_back({"error_indicator_divq", indicator->element_divq});
   }
   summary["grind_ns_per_dof"] =
       result.seconds * 1e9 / (static_cast<double>(n) * static_cast<double>(quad.size()) * std::max(1, result.transport_sweeps));
@@ -1085,6 +1089,7 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
     const double estimate = adapt::relative_estimate(ind, rs.quantity);
     cycles.push_back({{"cycle", cycle}, {"elements", s.disc.num_elements()}, {"order", s.cs.order}, {"dofs", s.disc.num_dofs()},
                       {"estimate", estimate}, {"G_relative", ind.relative_G()}, {"wall_flux_relative", ind.relative_wall_flux()},
+                      {"divq_relative", ind.relative_divq()},
                       {"solver_outer_iterations", summary["solver"]["outer_iterations"]}, {"seconds", seconds_since(t0)},
                       {"remesh_seconds", remesh_seconds}});
     s.log(fmt::format("  cycle {}: estimated relative error of {} {:.3e} (target {:.3e})", cycle, io::to_string(rs.quantity), estimate,

@@ -619,6 +619,7 @@ const char* to_string(RefineQuantity q) {
     case RefineQuantity::G: return "G";
     case RefineQuantity::wall_flux: return "wall_flux";
     case RefineQuantity::both: return "both";
+    case RefineQuantity::divq: return "divq";
   }
   return "?";
 }
@@ -676,11 +677,12 @@ RefineSpec parse_refine(const Ctx& c, const YAML::Node& n, const CaseSpec& cs) {
       c.fail("refine.target", n["target"], "must be in (0, 1): the estimated L2 error relative to the L2 norm (0.005 = 0.5 %)");
   }
   if (n["quantity"]) {
-    const auto q = scalar<std::string>(c, n["quantity"], "refine.quantity", "G, wall_flux or both");
+    const auto q = scalar<std::string>(c, n["quantity"], "refine.quantity", "G, wall_flux, both or divq");
     if (q == "G") r.quantity = RefineQuantity::G;
     else if (q == "wall_flux") r.quantity = RefineQuantity::wall_flux;
     else if (q == "both") r.quantity = RefineQuantity::both;
-    else c.fail("refine.quantity", n["quantity"], "use G, wall_flux or both");
+    else if (q == "divq") r.quantity = RefineQuantity::divq;
+    else c.fail("refine.quantity", n["quantity"], "use G, wall_flux, both or divq");
   }
   if (n["max_cycles"]) {
     r.max_cycles = scalar<int>(c, n["max_cycles"], "refine.max_cycles", "an integer");

@@ -192,7 +192,7 @@ struct CollimatedSpec {
 
 // `refine:` (issue 32): solve, estimate (src/adapt), refine, until the estimated relative error of
 // `quantity` is below `target`, for at most max_cycles solves and max_dofs unknowns per ordinate.
-enum class RefineQuantity { G, wall_flux, both };
+enum class RefineQuantity { G, wall_flux, both, divq };
 enum class RefineStrategy { h, p };
 struct RefineSpec {
   double target = 0.005;

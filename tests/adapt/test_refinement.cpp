@@ -122,6 +122,17 @@ TEST(Refinement, PRefinementReachesTheTarget) {
   for (std::size_t c = 0; c < cycles.size(); ++c) EXPECT_EQ(cycles[c]["order"].get<int>(), 1 + static_cast<int>(c));
 }
 
+// div q = kappa (4 pi I_b - G): in the thick cube G is close to 4 pi I_b, so the relative error of
+// div q is larger than that of G; quantity: divq refines until div q meets the target.
+TEST(Refinement, DivqTargetIsMetAndIsTheStricterOne) {
+  const auto r = run("cube_divq", cube_case("{target: 0.01, strategy: p, quantity: divq}", 1, 0.35));
+  const auto& ref = r.summary["refinement"];
+  ASSERT_TRUE(ref["target_reached"].get<bool>()) << ref.dump(1);
+  EXPECT_LE(ref["cycles"].back()["divq_relative"].get<double>(), 0.01);
+  EXPECT_EQ(ref["quantity"].get<std::string>(), "divq");
+  for (const auto& c : ref["cycles"]) EXPECT_GT(c["divq_relative"].get<double>(), c["G_relative"].get<double>());
+}
+
 // Unreachable: stops after max_cycles with the estimate reached, a warning, and the last cycle's outputs.
 TEST(Refinement, UnreachableTargetStopsAfterMaxCycles) {
   const auto r = run("cube_unreachable", cube_case("{target: 1.0e-6, strategy: p, max_cycles: 2}", 1, 0.5, ", probes: [{name: axis, from: [0, 0.5, 0.5], to: [1, 0.5, 0.5], points: 5}]"));
