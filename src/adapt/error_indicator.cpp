@@ -91,7 +91,8 @@ ErrorIndicator estimate_gray_error(const io::CaseSpec& cs, const transport::Disc
   opt.local_mesh = nullptr;
   opt.distributed_setup = nullptr;
   opt.progress = false;
-  // The sweep plans order elements, not nodes: the solve's serve the higher order too.
+  // Plans order elements, not nodes: options.plans (the device path's) serve order p + 1 too; on the
+  // CPU path it is null and the p + 1 sweeps plan their own.
   const auto enriched = solver::sweep_from(hi, quad, medium, walls, opt, start, kSweepStopFraction, 200, &beams);
   ind.sweeps = enriched.outer_iterations;
   ind.remaining = enriched.outer_residual;

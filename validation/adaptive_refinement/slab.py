@@ -16,7 +16,6 @@ limit), and the mean net flux into the wall x = 0 relative to the exact value.
 """
 import argparse
 import json
-import os
 import pathlib
 import sys
 
@@ -71,13 +70,12 @@ def run(dgrte, work, label, size, order, refine=None):
 
 
 def table(rows):
-    lines = ["| run | order | tets | DOFs per ordinate | cycles | div q* max error | of which spatial | wall q_net error | "
-             "estimate div q | estimate G | estimate wall flux | seconds |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['run']} | {r['order']} | {r['elements']} | {r['dofs']} | {r['cycles']} | {100 * r['divq_error']:.3f} % | "
-                     f"{100 * r['divq_spatial']:.3f} % | {100 * r['wall_error']:.4f} % | {100 * r['estimate_divq']:.3f} % | {100 * r['estimate_G']:.3f} % | "
-                     f"{100 * r['estimate_wall']:.3f} % | {r['seconds']:.2f} |")
-    return "\n".join(lines)
+    return dio.markdown_table(
+        ["run", "order", "tets", "DOFs per ordinate", "cycles", "div q* max error", "of which spatial", "wall q_net error",
+         "estimate div q", "estimate G", "estimate wall flux", "seconds"],
+        [[r["run"], r["order"], r["elements"], r["dofs"], r["cycles"], f"{100 * r['divq_error']:.3f} %", f"{100 * r['divq_spatial']:.3f} %",
+          f"{100 * r['wall_error']:.4f} %", f"{100 * r['estimate_divq']:.3f} %", f"{100 * r['estimate_G']:.3f} %",
+          f"{100 * r['estimate_wall']:.3f} %", f"{r['seconds']:.2f}"] for r in rows])
 
 
 def main():
@@ -102,12 +100,8 @@ def main():
             "E_n solution (gray_slab.py): div q* = dq*/dtau along the axis, max over 101 points relative to its maximum, its spatial "
             "part against the set's discrete-ordinates limit, and the mean net flux into x = 0; seconds as in results.md (adaptive: all "
             "cycles; uniform: without the indicator); 2-core machine.\n\n")
-    for name, text in [("slab_results.md", head + table(rows) + "\n"),
-                       ("slab_results.json", json.dumps({"target": a.target, "rows": rows}, indent=1) + "\n")]:
-        tmp = HERE / (name + ".tmp")
-        tmp.write_text(text)
-        os.replace(tmp, HERE / name)
-
+    dio.write_text_atomic(HERE / "slab_results.md", head + table(rows) + "\n")
+    dio.write_text_atomic(HERE / "slab_results.json", json.dumps({"target": a.target, "rows": rows}, indent=1) + "\n")
 
 if __name__ == "__main__":
     main()

@@ -240,6 +240,14 @@ def bound_for(bounds, keys, key):
     return bounds[list(keys).index(key)]
 
 
+def write_text_atomic(path, text):
+    """Write text to path through a temporary file and a rename: a failed run leaves the old file whole."""
+    path = pathlib.Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
 def markdown_table(headers, rows):
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for r in rows:

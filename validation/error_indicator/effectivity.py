@@ -11,7 +11,6 @@ estimate / true error; --check LO,HI exits 1 if any run's lies outside [LO, HI].
 """
 import argparse
 import json
-import os
 import pathlib
 import sys
 
@@ -39,12 +38,10 @@ def run_one(dgrte, medium, order, size, work):
 
 
 def table(rows):
-    lines = ["| medium | P | size | tets | true L2 error of G | estimate | effectivity | p+1 sweeps | solve s | indicator s |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['medium']} | {r['order']} | {r['size']} | {r['tets']} | {r['true_G_l2']:.3e} | {r['estimate_G_l2']:.3e} | "
-                     f"{r['effectivity']:.3f} | {r['sweeps']} | {r['solve_seconds']:.2f} | {r['indicator_seconds']:.2f} |")
-    return "\n".join(lines)
+    return dio.markdown_table(
+        ["medium", "P", "size", "tets", "true L2 error of G", "estimate", "effectivity", "p+1 sweeps", "solve s", "indicator s"],
+        [[r["medium"], r["order"], r["size"], r["tets"], f"{r['true_G_l2']:.3e}", f"{r['estimate_G_l2']:.3e}", f"{r['effectivity']:.3f}",
+          r["sweeps"], f"{r['solve_seconds']:.2f}", f"{r['indicator_seconds']:.2f}"] for r in rows])
 
 
 def main():
@@ -73,10 +70,8 @@ def main():
                 "`validation/error_indicator/effectivity.py` (README.md). Effectivity = estimate / true L2 error of G over "
                 "the cube; S4; seconds from `summary.json` (`timing.solve_seconds`, `error_indicator.seconds`) on the "
                 "2-core machine.\n\n")
-        for name, text in [("results.md", head + table(rows) + "\n"), ("results.json", json.dumps({"rows": rows}, indent=1) + "\n")]:
-            tmp = HERE / (name + ".tmp")  # then rename: a failed run leaves the stored results whole
-            tmp.write_text(text)
-            os.replace(tmp, HERE / name)
+        dio.write_text_atomic(HERE / "results.md", head + table(rows) + "\n")
+        dio.write_text_atomic(HERE / "results.json", json.dumps({"rows": rows}, indent=1) + "\n")
     if a.check:
         lo, hi = (float(x) for x in a.check.split(","))
         bad = [r for r in rows if not lo <= r["effectivity"] <= hi]
