@@ -39,78 +39,103 @@ double root_sum_squares(const std::vector<double>& v) {
   return std::sqrt(s);
 }
 
-// Per element, the squared L2 norm over its wall faces of the incident flux of the fields u (one per
-// ordinate, on disc): q_in = sum_m max(0, s_bar_m . n) u_m at each face node, the face mass matrix
-// integrating it. Accumulated into sq (one value per element).
-void add_wall_flux_squares(const transport::Discretization& disc, const problem::Walls& walls, const angular::Quadrature& quad,
-                           const std::vector<const std::vector<std::vector<double>>*>& u, const std::vector<double>& weight,
-                           std::vector<double>& sq) {
+// The incident flux of the fields u (one per ordinate, on disc) at every wall face node (b * N_fp + j):
+// q_in = sum_m max(0, s_bar_m . n) u_m, added into q.
+void add_incident_flux(const transport::Discretization& disc, const problem::Walls& walls, const angular::Quadrature& quad,
+                       const std::vector<std::vector<double>>& u, double weight, std::vector<double>& q) {
   const auto np = static_cast<std::size_t>(disc.num_nodes()), nfp = static_cast<std::size_t>(disc.ref.num_face_nodes);
-  Eigen::VectorXd q(static_cast<Eigen::Index>(nfp));
   for (std::size_t b = 0; b < walls.num_faces(); ++b) {
     const std::size_t ef = walls.element_face(b), e = ef / 4;
     const auto f = static_cast<int>(ef % 4);
     const auto& g = disc.geometry[e];
     const auto& fn = disc.ref.face_nodes[static_cast<std::size_t>(f)];
-    q.setZero();
     for (std::size_t m = 0; m < quad.size(); ++m) {
       const auto& sb = quad.s_bar[m];
       const double sn = sb[0] * g.normal[f][0] + sb[1] * g.normal[f][1] + sb[2] * g.normal[f][2];
       if (sn <= 0) continue;  // enters the medium here: the wall's own value, not the solution's
-      for (std::size_t set = 0; set < u.size(); ++set) {
-        const auto& field = (*u[set])[m];
-        for (std::size_t j = 0; j < nfp; ++j) q[static_cast<Eigen::Index>(j)] += weight[set] * sn * field[e * np + static_cast<std::size_t>(fn[j])];
-      }
+      for (std::size_t j = 0; j < nfp; ++j) q[b * nfp + j] += weight * sn * u[m][e * np + static_cast<std::size_t>(fn[j])];
     }
-    const double sJ = g.face_scale[f] * g.jacobian;  // face area / 2
-    sq[e] += sJ * q.dot(disc.ref.face_mass[static_cast<std::size_t>(f)] * q);
   }
+}
+
+// Per element, the squared L2 norm over its wall faces of a field given at the wall face nodes (the
+// face mass matrix integrating it).
+std::vector<double> wall_squares(const transport::Discretization& disc, const problem::Walls& walls, const std::vector<double>& q) {
+  const auto nfp = static_cast<Eigen::Index>(disc.ref.num_face_nodes);
+  std::vector<double> sq(disc.num_elements(), 0.0);
+  for (std::size_t b = 0; b < walls.num_faces(); ++b) {
+    const std::size_t ef = walls.element_face(b), e = ef / 4;
+    const auto f = static_cast<int>(ef % 4);
+    const Eigen::Map<const Eigen::VectorXd> qb(q.data() + b * static_cast<std::size_t>(nfp), nfp);
+    const double sJ = disc.geometry[e].face_scale[f] * disc.geometry[e].jacobian;  // face area / 2
+    sq[e] += sJ * qb.dot(disc.ref.face_mass[static_cast<std::size_t>(f)] * qb);
+  }
+  return sq;
 }
 
 }  // namespace
 
-ErrorIndicator estimate_gray_error(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature& quad,
-                                   const solver::GrayResult& solution, std::span<const double> divq, const solver::GrayOptions& options) {
+ErrorEstimator::ErrorEstimator(const transport::Discretization& disc, const transport::Discretization& enriched,
+                               const angular::Quadrature& quad, const problem::Walls& enriched_walls, const solver::GrayOptions& options)
+    : disc_(disc), enriched_(enriched), quad_(quad), options_(options) {
+  if (enriched.ref.order != disc.ref.order + 1 || enriched.num_elements() != disc.num_elements())
+    throw std::logic_error("ErrorEstimator: the enriched discretisation is order p + 1 on the same mesh");
+  options_.device = nullptr;
+  options_.local_mesh = nullptr;
+  options_.distributed_setup = nullptr;
+  options_.progress = false;
+  options_.initial_intensities = nullptr;
+  // Plans order elements, not nodes: made once here, they serve every problem added (a nongray
+  // run's spectral points share the streaming directions).
+  if (solver::uses_sweep_plans(options_)) {
+    plans_ = solver::plan_sweeps(enriched, enriched_walls, quad);
+    options_.plans = &plans_;
+  } else {
+    options_.plans = nullptr;
+  }
+  dG_.assign(enriched.num_dofs(), 0.0);
+  kappa_dG_.assign(enriched.num_dofs(), 0.0);
+  const std::size_t wall_nodes = enriched_walls.num_faces() * static_cast<std::size_t>(enriched.ref.num_face_nodes);
+  dq_in_.assign(wall_nodes, 0.0);
+  q_in_.assign(wall_nodes, 0.0);
+}
+
+void ErrorEstimator::add(const problem::Medium& enriched_medium, const problem::Walls& enriched_walls, const solver::GrayResult& solution,
+                         const solver::Collimated* beams) {
   const auto t0 = std::chrono::steady_clock::now();
-  const int p = disc.ref.order;
-  if (p + 1 > dg::kMaxOrder)
-    throw InputError(fmt::format("{}: output.error_indicator solves at order p + 1 = {}, above the largest order {}; use order <= {}",
-                                 cs.file.string(), p + 1, dg::kMaxOrder, dg::kMaxOrder - 1));
-  if (solution.intensities.size() != quad.size()) throw std::logic_error("estimate_gray_error: the solve must keep its intensities");
+  if (solution.intensities.size() != quad_.size()) throw std::logic_error("ErrorEstimator: the solve must keep its intensities");
+  std::vector<std::vector<double>> start(quad_.size());
+  for (std::size_t m = 0; m < quad_.size(); ++m) start[m] = prolong(disc_.ref, enriched_.ref, solution.intensities[m]);
+  const auto hi = solver::sweep_from(enriched_, quad_, enriched_medium, enriched_walls, options_, start, kSweepStopFraction, 200, beams);
+  sweeps_ = std::max(sweeps_, hi.outer_iterations);
+  remaining_ = std::max(remaining_, hi.outer_residual);
+  const std::vector<double> G_p = prolong(disc_.ref, enriched_.ref, solution.G);
+  for (std::size_t i = 0; i < dG_.size(); ++i) {
+    const double d = hi.G[i] - G_p[i];
+    dG_[i] += d;
+    kappa_dG_[i] += enriched_medium.kappa[i] * d;
+  }
+  add_incident_flux(enriched_, enriched_walls, quad_, hi.intensities, 1.0, dq_in_);
+  add_incident_flux(enriched_, enriched_walls, quad_, start, -1.0, dq_in_);
+  add_incident_flux(enriched_, enriched_walls, quad_, start, 1.0, q_in_);
+  ++problems_;
+  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+ErrorIndicator ErrorEstimator::finish(std::span<const double> G, std::span<const double> divq, const problem::Walls& enriched_walls) const {
+  const auto t0 = std::chrono::steady_clock::now();
   ErrorIndicator ind;
-  ind.order = p + 1;
-  const auto hi = transport::make_discretization(*disc.mesh, p + 1);
-  const problem::Medium medium = problem::build_medium(cs, hi, &quad);
-  std::vector<std::string> repeated;  // the walls' and beams' warnings were given by the solve
-  const problem::Walls walls(cs, hi, &quad, repeated);
-  const auto beams = solver::solve_collimated(cs, hi, quad, medium, walls, repeated);
-  std::vector<std::vector<double>> start(quad.size());
-  for (std::size_t m = 0; m < quad.size(); ++m) start[m] = prolong(disc.ref, hi.ref, solution.intensities[m]);
-  solver::GrayOptions opt = options;
-  opt.device = nullptr;
-  opt.local_mesh = nullptr;
-  opt.distributed_setup = nullptr;
-  opt.progress = false;
-  // Plans order elements, not nodes: options.plans (the device path's) serve order p + 1 too; on the
-  // CPU path it is null and the p + 1 sweeps plan their own.
-  const auto enriched = solver::sweep_from(hi, quad, medium, walls, opt, start, kSweepStopFraction, 200, &beams);
-  ind.sweeps = enriched.outer_iterations;
-  ind.remaining = enriched.outer_residual;
-
-  std::vector<double> dG = prolong(disc.ref, hi.ref, solution.G);
-  for (std::size_t i = 0; i < dG.size(); ++i) dG[i] = enriched.G[i] - dG[i];
-  ind.element_G = element_l2(hi, dG);
+  ind.order = enriched_.ref.order;
+  ind.sweeps = sweeps_;
+  ind.remaining = remaining_;
+  ind.problems = problems_;
+  ind.element_G = element_l2(enriched_, dG_);
   ind.G = root_sum_squares(ind.element_G);
-  ind.G_norm = root_sum_squares(element_l2(disc, solution.G));
-  std::vector<double> kdG(dG.size());
-  for (std::size_t i = 0; i < dG.size(); ++i) kdG[i] = medium.kappa[i] * dG[i];
-  ind.element_divq = element_l2(hi, kdG);
+  ind.G_norm = root_sum_squares(element_l2(disc_, G));
+  ind.element_divq = element_l2(enriched_, kappa_dG_);
   ind.divq = root_sum_squares(ind.element_divq);
-  ind.divq_norm = root_sum_squares(element_l2(disc, divq));
-
-  std::vector<double> sq(disc.num_elements(), 0.0), norm_sq(disc.num_elements(), 0.0);
-  add_wall_flux_squares(hi, walls, quad, {&enriched.intensities, &start}, {1.0, -1.0}, sq);
-  add_wall_flux_squares(hi, walls, quad, {&start}, {1.0}, norm_sq);
+  ind.divq_norm = root_sum_squares(element_l2(disc_, divq));
+  const auto sq = wall_squares(enriched_, enriched_walls, dq_in_), norm_sq = wall_squares(enriched_, enriched_walls, q_in_);
   ind.element_wall_flux.resize(sq.size());
   double total = 0, norm = 0;
   for (std::size_t e = 0; e < sq.size(); ++e) {
@@ -120,6 +145,28 @@ ErrorIndicator estimate_gray_error(const io::CaseSpec& cs, const transport::Disc
   }
   ind.wall_flux = std::sqrt(total);
   ind.wall_flux_norm = std::sqrt(norm);
+  ind.seconds = seconds_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return ind;
+}
+
+void check_indicator_order(const io::CaseSpec& cs, int order) {
+  if (order + 1 > dg::kMaxOrder)
+    throw InputError(fmt::format("{}: output.error_indicator solves at order p + 1 = {}, above the largest order {}; use order <= {}",
+                                 cs.file.string(), order + 1, dg::kMaxOrder, dg::kMaxOrder - 1));
+}
+
+ErrorIndicator estimate_gray_error(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature& quad,
+                                   const solver::GrayResult& solution, std::span<const double> divq, const solver::GrayOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  check_indicator_order(cs, disc.ref.order);
+  const auto hi = transport::make_discretization(*disc.mesh, disc.ref.order + 1);
+  const problem::Medium medium = problem::build_medium(cs, hi, &quad);
+  std::vector<std::string> repeated;  // the walls' and beams' warnings were given by the solve
+  const problem::Walls walls(cs, hi, &quad, repeated);
+  const auto beams = solver::solve_collimated(cs, hi, quad, medium, walls, repeated);
+  ErrorEstimator estimator(disc, hi, quad, walls, options);
+  estimator.add(medium, walls, solution, &beams);
+  auto ind = estimator.finish(solution.G, divq, walls);
   ind.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ind;
 }

@@ -17,6 +17,7 @@
 // (solver::sweep_from).
 #include "angular/quadrature.hpp"
 #include "io/case_file.hpp"
+#include "problem/problem.hpp"
 #include "solver/gray_solver.hpp"
 #include "transport/discretization.hpp"
 
@@ -36,8 +37,9 @@ struct ErrorIndicator {
   // 4 pi I_b, and a small relative error of G is a large one of div q. eta_K(div q) = ||kappa dG||_{L2(K)}.
   std::vector<double> element_divq;
   double divq = 0, divq_norm = 0;  // sqrt(sum eta_K(div q)^2) and ||div q_p||_L2
-  int sweeps = 0;                 // transport sweeps of order p + 1
-  double remaining = 0;           // their last remaining-change ratio (0 when exact after one)
+  int sweeps = 0;                 // transport sweeps of order p + 1 (the most of any problem)
+  double remaining = 0;           // their last remaining-change ratio (0 when exact after one; the largest)
+  int problems = 0;               // gray problems swept: 1, or a nongray run's spectral points
   double seconds = 0;
   double relative_G() const { return G_norm > 0 ? G / G_norm : G; }
   double relative_wall_flux() const { return wall_flux_norm > 0 ? wall_flux / wall_flux_norm : wall_flux; }
@@ -47,6 +49,38 @@ struct ErrorIndicator {
 // The sweeps' stopping fraction (solver::sweep_from): what they leave is below this share of the
 // estimate, so it shifts the estimate by at most about that much.
 inline constexpr double kSweepStopFraction = 0.1;
+
+// The estimate summed over gray problems on one mesh: a gray run's one, or a nongray run's spectral
+// points (spectral::SpectralCompanion builds each point's problem at order p + 1 from the same
+// properties). The differences dG_j, kappa_j dG_j and dq_in,j are summed over the points before
+// the norms are taken: the indicator of the summed G, div q and wall flux the run writes.
+class ErrorEstimator {
+ public:
+  // enriched: order p + 1 on disc's mesh; enriched_walls: the walls on it (any point's: the sweep
+  // plans made here need only their streaming directions). options: the solve's (the p + 1 sweeps
+  // run on the CPU, on one process).
+  ErrorEstimator(const transport::Discretization& disc, const transport::Discretization& enriched, const angular::Quadrature& quad,
+                 const problem::Walls& enriched_walls, const solver::GrayOptions& options);
+  // One problem at order p + 1 and its order p solution (with every ordinate's intensity).
+  void add(const problem::Medium& enriched_medium, const problem::Walls& enriched_walls, const solver::GrayResult& solution,
+           const solver::Collimated* beams = nullptr);
+  // G, divq: the run's (summed) fields at the nodes of disc, which the norms are relative to.
+  ErrorIndicator finish(std::span<const double> G, std::span<const double> divq, const problem::Walls& enriched_walls) const;
+
+ private:
+  const transport::Discretization& disc_;
+  const transport::Discretization& enriched_;
+  const angular::Quadrature& quad_;
+  solver::GrayOptions options_;
+  std::vector<transport::SweepPlan> plans_;
+  std::vector<double> dG_, kappa_dG_;  // summed G_{p+1} - G_p and kappa (G_{p+1} - G_p) at the p + 1 nodes
+  std::vector<double> dq_in_, q_in_;   // summed q_in differences and q_in,p at the p + 1 wall face nodes
+  int sweeps_ = 0, problems_ = 0;
+  double remaining_ = 0, seconds_ = 0;
+};
+
+// Throws an InputError naming the case when order + 1 is above the highest order.
+void check_indicator_order(const io::CaseSpec& cs, int order);
 
 // The indicator of a gray angular solve: solution must hold every ordinate's intensity (solved
 // with GrayOptions::keep_intensities). Builds the order p + 1 discretisation, medium, walls and

@@ -738,6 +738,33 @@ solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angul
   return res;
 }
 
+// The order p + 1 problem of a nongray run's error indicator (src/adapt/error_indicator.hpp): the
+// case's medium (with its gas states) and walls at order p + 1 on the run's mesh, which the spectral
+// loop rebuilds for each point beside the run's (spectral::SpectralCompanion).
+struct NongrayIndicator {
+  NongrayIndicator(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature& quad,
+                   const solver::GrayOptions& options)
+      : start(Clock::now()),
+        disc(checked_enrichment(cs, disc)),
+        medium(problem::build_medium(cs, this->disc, &quad)),
+        walls(cs, this->disc, &quad, repeated),
+        estimator(disc, this->disc, quad, walls, options),
+        companion{&this->disc, &medium, &walls},
+        setup_seconds(seconds_since(start)) {}
+  static transport::Discretization checked_enrichment(const io::CaseSpec& cs, const transport::Discretization& disc) {
+    adapt::check_indicator_order(cs, disc.ref.order);
+    return transport::make_discretization(*disc.mesh, disc.ref.order + 1);
+  }
+  Clock::time_point start;
+  std::vector<std::string> repeated;  // the walls' warnings were given by the run's
+  transport::Discretization disc;     // order p + 1
+  problem::Medium medium;
+  problem::Walls walls;
+  adapt::ErrorEstimator estimator;
+  spectral::SpectralCompanion companion;
+  double setup_seconds;
+};
+
 // `angular:` — the gray radiative-transfer solve over a quadrature. distributed: under mpirun,
 // every rank solves its piece; rank 0 writes the outputs.
 nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* distributed = nullptr) {
@@ -825,12 +852,19 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     gather.emplace(cs, disc, medium, walls, quad, beams, std::move(tracer), std::move(tracer_name));
     if (opt.gather_arrays) gather->set_arrays_out(opt.gather_arrays);
   }
+  // A nongray run's error indicator: each spectral point's problem is built at order p + 1 too (a
+  // companion, from the same block of properties) and swept from the point's solution as it is solved.
+  std::optional<NongrayIndicator> nongray_indicator;
+  if (model.spectral && cs.output.error_indicator) nongray_indicator.emplace(cs, disc, quad, go);
   if (model.spectral) {
     spectral::SpectralOptions so;
     so.block_bytes = static_cast<std::size_t>(cs.solver.spectral_block_mb * 1024.0 * 1024.0);
-    if (gather)
-      so.point_solved = [&](int, const problem::Medium& point, const problem::Walls& point_walls, const solver::GrayResult& r) {
-        gather->add(point, point_walls, r);
+    if (nongray_indicator) so.companion = &nongray_indicator->companion;
+    if (gather || nongray_indicator)
+      so.point_solved = [&](int, const problem::Medium& point, const problem::Walls& point_walls, const solver::GrayResult& r,
+                            const spectral::PointProblem* companion) {
+        if (gather) gather->add(point, point_walls, r);
+        if (nongray_indicator) nongray_indicator->estimator.add(*companion->medium, *companion->walls, r);
       };
     if (distributed) {
       const RootProblem root{&medium, &walls, nullptr, model.spectral.get()};
@@ -850,11 +884,16 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     fields = output::radiation_fields(disc, medium, walls, result);
   }
   std::optional<adapt::ErrorIndicator> indicator;
-  if (cs.output.error_indicator) {
+  if (nongray_indicator) {
+    indicator = nongray_indicator->estimator.finish(result.G, fields.divq, nongray_indicator->walls);
+    indicator->seconds += nongray_indicator->setup_seconds;
+  } else if (cs.output.error_indicator) {
     indicator = adapt::estimate_gray_error(cs, disc, quad, result, fields.divq, go);
-    s.log(fmt::format("  error indicator (order {} sweeps from the solution: {}): G {:.3e} of its L2 norm, wall flux {:.3e}, {:.2f} s",
-                      indicator->order, indicator->sweeps, indicator->relative_G(), indicator->relative_wall_flux(), indicator->seconds));
   }
+  if (indicator)
+    s.log(fmt::format("  error indicator (order {} sweeps from the solution: {}{}): G {:.3e} of its L2 norm, wall flux {:.3e}, div q {:.3e}, {:.2f} s",
+                      indicator->order, indicator->sweeps, model.spectral ? fmt::format(" per spectral point, {} points", indicator->problems) : "",
+                      indicator->relative_G(), indicator->relative_wall_flux(), indicator->relative_divq(), indicator->seconds));
   nlohmann::json gather_json;
   output::GatheredProbes gathered;
   double gather_seconds = -1;
@@ -972,6 +1011,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
         {"method", "order p+1 transport sweeps from the solution (src/adapt/error_indicator.hpp)"},
         {"order", indicator->order},
         {"sweeps", indicator->sweeps},
+        {"problems", indicator->problems},
         {"sweeps_remaining_ratio", indicator->remaining},
         {"G_l2", indicator->G},
         {"G_norm_l2", indicator->G_norm},
@@ -1242,7 +1282,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
     std::fill(element_emission.begin(), element_emission.end(), 0.0);
     std::fill(face_emission.begin(), face_emission.end(), 0.0);
     spectral::for_each_spectral_point(disc, medium, walls, *gas_model.spectral, so, props,
-                                      [&](int, const problem::Medium& pm, const problem::Walls& pw) {
+                                      [&](int, const problem::Medium& pm, const problem::Walls& pw, const spectral::PointProblem*) {
                                         mc::set_properties(model, disc, pm, pw);
                                         power.push_back(model.total_power());
                                         double bb = 0;
@@ -1267,7 +1307,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
       mc::SpectralSampler sampler(power, blackbody, mo, model, traced.size());
       spectral::for_each_spectral_point(
           disc, medium, walls, *gas_model.spectral, so, pass2,
-          [&](int j, const problem::Medium& pm, const problem::Walls& pw) {
+          [&](int j, const problem::Medium& pm, const problem::Walls& pw, const spectral::PointProblem*) {
             mc::set_properties(model, disc, pm, pw);
             sampler.trace_point(j, model, traced);
             ++traced_points;
@@ -1285,7 +1325,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
       std::uint64_t first = 0;
       spectral::for_each_spectral_point(
           disc, medium, walls, *gas_model.spectral, so, pass2,
-          [&](int j, const problem::Medium& pm, const problem::Walls& pw) {
+          [&](int j, const problem::Medium& pm, const problem::Walls& pw, const spectral::PointProblem*) {
             const auto jj = static_cast<std::size_t>(j);
             mc::McOptions point = mo;
             point.paths = share(power[jj], mo.paths);

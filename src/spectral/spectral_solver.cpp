@@ -12,6 +12,7 @@
 #include <chrono>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -121,12 +122,104 @@ std::vector<double> node_volumes(const transport::Discretization& disc) {
   return v;
 }
 
+namespace {
+
+// One gray problem per spectral point for a (disc, medium, walls): its gas states registered in the
+// states shared by the block evaluation (slot: the distinct state of each node, property point and
+// output point), its emitting wall nodes, and the point's medium and walls rebuilt from a block's
+// kappa_j, a_j. The run's problem and, for the error indicator, its order p + 1 companion are two.
+class PointProblemBuilder {
+ public:
+  PointProblemBuilder(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
+                      gas::GasStateIndex& index, std::vector<gas::GasState>& states, std::vector<double>& state_temperature)
+      : disc_(disc), medium_(medium), point(medium), point_walls(walls) {
+    const std::size_t n = disc.num_dofs(), np = static_cast<std::size_t>(disc.num_nodes()), nfp = walls.face_nodes();
+    // Wall emission weights a_j(T_w) are evaluated with the gas state next to the wall (the DG node
+    // of the face), as the slab solver does; walls at 0 K emit nothing and need no weight.
+    for (std::size_t b = 0; b < walls.num_faces(); ++b) {
+      const std::size_t e = walls.element_face(b) / 4;
+      const auto f = static_cast<std::size_t>(walls.element_face(b) % 4);
+      for (std::size_t j = 0; j < nfp; ++j) {
+        if (!(walls.temperature(b, j) > 0)) continue;
+        hot.push_back(b * nfp + j);
+        hot_state.push_back(medium.gas[e * np + static_cast<std::size_t>(disc.ref.face_nodes[f][j])]);
+        hot_temperature.push_back(walls.temperature(b, j));
+      }
+    }
+    a_hot_.resize(hot.size());
+    a_wall_.assign(walls.num_faces() * nfp, 0.0);
+    const std::size_t nq = medium.point_gas.size(), no = medium.output_points.gas.size();
+    slot_.resize(n + nq + no);
+    auto add = [&](const gas::GasState& st, std::size_t k) {
+      const auto [it, fresh] = index.try_emplace(gas::GasStateKey(st), states.size());
+      if (fresh) states.push_back(st), state_temperature.push_back(st.temperature);
+      slot_[k] = static_cast<std::uint32_t>(it->second);
+    };
+    for (std::size_t k = 0; k < n; ++k) add(medium.gas[k], k);
+    for (std::size_t q = 0; q < nq; ++q) add(medium.point_gas[q], n + q);
+    for (std::size_t p = 0; p < no; ++p) add(medium.output_points.gas[p], n + nq + p);
+    sigma_t_points_.resize(nq), emission_points_.resize(nq), sigma_t_nodes_.resize(n);
+  }
+
+  std::size_t evaluated_points() const { return slot_.size(); }
+
+  // The gray problem of point j from its kappa and a at the distinct states (kappa_s, a_s);
+  // kappa_planck (optional) gains a_j kappa_j at the nodes.
+  void build(const gas::SpectralModel& model, int j, const double* kappa_s, const double* a_s, std::vector<double>* kappa_planck) {
+    const std::size_t n = disc_.num_dofs(), nq = medium_.point_gas.size(), no = medium_.output_points.gas.size();
+    auto kappa_j = [&](std::size_t k) { return kappa_s[slot_[k]]; };
+    auto a_j = [&](std::size_t k) { return a_s[slot_[k]]; };
+    if (!hot.empty()) model.emission_weight(j, hot_state, hot_temperature, a_hot_);
+    for (std::size_t k = 0; k < hot.size(); ++k) a_wall_[hot[k]] = a_hot_[k];
+    for (std::size_t i = 0; i < n; ++i) {
+      point.kappa[i] = kappa_j(i);
+      sigma_t_nodes_[i] = kappa_j(i) + medium_.sigma_s[i];
+      point.blackbody_intensity[i] = a_j(i) * medium_.blackbody_intensity[i];
+      if (kappa_planck) (*kappa_planck)[i] += a_j(i) * kappa_j(i);
+    }
+    for (std::size_t q = 0; q < nq; ++q) {
+      sigma_t_points_[q] = kappa_j(n + q) + medium_.point_sigma_s[q];
+      emission_points_[q] = kappa_j(n + q) * a_j(n + q) * medium_.point_blackbody_intensity[q];
+    }
+    for (std::size_t p = 0; p < no; ++p) {
+      point.output_points.kappa[p] = kappa_j(n + nq + p);
+      point.output_points.blackbody_intensity[p] = a_j(n + nq + p) * medium_.output_points.blackbody_intensity[p];
+    }
+    if (medium_.properties_at_nodes) {  // solver.properties: nodes
+      point.extinction = transport::ReactionTerm(sigma_t_nodes_, disc_.num_nodes());
+      for (std::size_t i = 0; i < n; ++i) point.emission[i] = point.kappa[i] * point.blackbody_intensity[i];
+    } else {
+      point.extinction = transport::ReactionTerm::from_points(disc_, sigma_t_points_, sigma_t_nodes_);
+      point.emission = transport::project_points(disc_, emission_points_);
+    }
+    point_walls.scale_emission(a_wall_);
+  }
+
+ private:
+  const transport::Discretization& disc_;
+  const problem::Medium& medium_;
+
+ public:
+  problem::Medium point;  // kappa, Ib and the solve's terms replaced for each point
+  problem::Walls point_walls;
+  std::vector<std::size_t> hot;  // boundary face nodes b * N_fp + j with T_w > 0
+  std::vector<gas::GasState> hot_state;
+  std::vector<double> hot_temperature;
+
+ private:
+  std::vector<std::uint32_t> slot_;
+  std::vector<double> a_hot_, a_wall_, sigma_t_points_, emission_points_, sigma_t_nodes_;
+};
+
+}  // namespace
+
 void for_each_spectral_point(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
                              gas::SpectralModel& model, const SpectralOptions& spectral_options, SpectralResult& out,
-                             const std::function<void(int, const problem::Medium&, const problem::Walls&)>& visit,
-                             const std::function<bool(int)>& wanted) {
+                             const SpectralVisitor& visit, const std::function<bool(int)>& wanted) {
   if (!medium.has_gas_model()) throw std::logic_error("for_each_spectral_point: the medium has no gas state");
-  const std::size_t n = disc.num_dofs(), np = static_cast<std::size_t>(disc.num_nodes()), nfp = walls.face_nodes();
+  const auto* companion = spectral_options.companion;
+  if (companion && !companion->medium->has_gas_model()) throw std::logic_error("for_each_spectral_point: the companion has no gas state");
+  const std::size_t n = disc.num_dofs(), np = static_cast<std::size_t>(disc.num_nodes());
   const auto* local = spectral_options.local_mesh;
   const std::size_t solved_nodes = local ? local->num_owned * np : n;  // the nodes this rank answers for
   {
@@ -144,22 +237,20 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
   }
   out.spectral_points = model.num_spectral_points();
 
-  // Wall emission weights a_j(T_w) are evaluated with the gas state next to the wall (the DG node of
-  // the face), as the slab solver does; walls at 0 K emit nothing and need no weight.
-  std::vector<std::size_t> hot;  // boundary face nodes b * N_fp + j with T_w > 0
-  std::vector<gas::GasState> hot_state;
-  std::vector<double> hot_temperature;
-  for (std::size_t b = 0; b < walls.num_faces(); ++b) {
-    const std::size_t e = walls.element_face(b) / 4;
-    const auto f = static_cast<std::size_t>(walls.element_face(b) % 4);
-    for (std::size_t j = 0; j < nfp; ++j) {
-      if (!(walls.temperature(b, j) > 0)) continue;
-      hot.push_back(b * nfp + j);
-      hot_state.push_back(medium.gas[e * np + static_cast<std::size_t>(disc.ref.face_nodes[f][j])]);
-      hot_temperature.push_back(walls.temperature(b, j));
-    }
-  }
-  out.wall_nodes_emitting = hot.size();
+  // The properties are evaluated at the nodes (what outputs read), at the property points (what the
+  // solve integrates: problem::Medium) and at the output points (probes), one evaluate_block over the
+  // distinct states of all three (and of the companion's): uniform regions, and cell-wise constant
+  // CFD data sampled at many points of a cell, repeat a state, which is then evaluated once.
+  std::vector<gas::GasState> states;
+  std::vector<double> state_temperature;
+  const auto t_states = Clock::now();
+  gas::GasStateIndex index;
+  PointProblemBuilder run(disc, medium, walls, index, states, state_temperature);
+  std::optional<PointProblemBuilder> enriched;
+  if (companion) enriched.emplace(*companion->disc, *companion->medium, *companion->walls, index, states, state_temperature);
+  out.property_seconds += seconds_since(t_states);
+
+  out.wall_nodes_emitting = run.hot.size();
   std::vector<double> gas_temperature(n);
   for (std::size_t i = 0; i < n; ++i) gas_temperature[i] = medium.gas[i].temperature;
   // The range check, once, up front (the model clamps during the loop).
@@ -168,7 +259,7 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
   auto outside = [&](double t) { return t < tlo || t > thi; };
   const auto owned_end = gas_temperature.begin() + static_cast<long>(solved_nodes);
   out.gas_nodes_clamped = static_cast<std::size_t>(std::count_if(gas_temperature.begin(), owned_end, outside));
-  out.wall_nodes_clamped = static_cast<std::size_t>(std::count_if(hot_temperature.begin(), hot_temperature.end(), outside));
+  out.wall_nodes_clamped = static_cast<std::size_t>(std::count_if(run.hot_temperature.begin(), run.hot_temperature.end(), outside));
   const auto [tmin, tmax] = std::minmax_element(gas_temperature.begin(), owned_end);
   if (tmin != owned_end) out.gas_temperature_min = *tmin, out.gas_temperature_max = *tmax;
   if (local) {  // over the ranks (walls are owned already: a ghost has none)
@@ -183,35 +274,9 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
     out.gas_temperature_min = -range[0], out.gas_temperature_max = range[1];
   }
 
-  // The properties are evaluated at the nodes (what outputs read), at the property points (what the
-  // solve integrates: problem::Medium) and at the output points (probes), one evaluate_block over the
-  // distinct states of all three: uniform regions, and cell-wise constant CFD data sampled at many
-  // points of a cell, repeat a state, which is then evaluated once (slot: the distinct state of each).
-  const std::size_t nq = medium.point_gas.size(), no = medium.output_points.gas.size(), all = n + nq + no;
-  std::vector<gas::GasState> states;
-  std::vector<double> state_temperature;
-  std::vector<std::uint32_t> slot(all);
-  {
-    const auto tp = Clock::now();
-    gas::GasStateIndex index;
-    auto add = [&](const gas::GasState& st, std::size_t k) {
-      const auto [it, fresh] = index.try_emplace(gas::GasStateKey(st), states.size());
-      if (fresh) states.push_back(st), state_temperature.push_back(st.temperature);
-      slot[k] = static_cast<std::uint32_t>(it->second);
-    };
-    for (std::size_t k = 0; k < n; ++k) add(medium.gas[k], k);
-    for (std::size_t q = 0; q < nq; ++q) add(medium.point_gas[q], n + q);
-    for (std::size_t p = 0; p < no; ++p) add(medium.output_points.gas[p], n + nq + p);
-    out.property_seconds += seconds_since(tp);
-  }
   const std::size_t distinct = states.size();
   out.distinct_states = distinct;
-  out.evaluated_points = all;
-  std::vector<double> sigma_t_points(nq), emission_points(nq), sigma_t_nodes(n);
-
-  problem::Medium point = medium;  // kappa, Ib and the solve's terms replaced for each point
-  problem::Walls point_walls = walls;
-  std::vector<double> a_hot(hot.size()), a_wall(walls.num_faces() * nfp, 0.0);
+  out.evaluated_points = run.evaluated_points() + (enriched ? enriched->evaluated_points() : 0);
   out.kappa_planck.assign(n, 0.0);
   const std::size_t per_point = 2 * distinct * sizeof(double);
   const int max_count = static_cast<int>(std::clamp<std::size_t>(spectral_options.block_bytes / std::max<std::size_t>(per_point, 1), 1,
@@ -234,34 +299,14 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
       const auto tp = Clock::now();
       const double* kappa_s = &kappa_block[static_cast<std::size_t>(j - first) * distinct];
       const double* a_s = &a_block[static_cast<std::size_t>(j - first) * distinct];
-      auto kappa_j = [&](std::size_t k) { return kappa_s[slot[k]]; };
-      auto a_j = [&](std::size_t k) { return a_s[slot[k]]; };
-      if (!hot.empty()) model.emission_weight(j, hot_state, hot_temperature, a_hot);
-      for (std::size_t k = 0; k < hot.size(); ++k) a_wall[hot[k]] = a_hot[k];
-      for (std::size_t i = 0; i < n; ++i) {
-        point.kappa[i] = kappa_j(i);
-        sigma_t_nodes[i] = kappa_j(i) + medium.sigma_s[i];
-        point.blackbody_intensity[i] = a_j(i) * medium.blackbody_intensity[i];
-        out.kappa_planck[i] += a_j(i) * kappa_j(i);
+      run.build(model, j, kappa_s, a_s, &out.kappa_planck);
+      std::optional<PointProblem> companion_point;
+      if (enriched) {
+        enriched->build(model, j, kappa_s, a_s, nullptr);
+        companion_point = PointProblem{&enriched->point, &enriched->point_walls};
       }
-      for (std::size_t q = 0; q < nq; ++q) {
-        sigma_t_points[q] = kappa_j(n + q) + medium.point_sigma_s[q];
-        emission_points[q] = kappa_j(n + q) * a_j(n + q) * medium.point_blackbody_intensity[q];
-      }
-      for (std::size_t p = 0; p < no; ++p) {
-        point.output_points.kappa[p] = kappa_j(n + nq + p);
-        point.output_points.blackbody_intensity[p] = a_j(n + nq + p) * medium.output_points.blackbody_intensity[p];
-      }
-      if (medium.properties_at_nodes) {  // solver.properties: nodes
-        point.extinction = transport::ReactionTerm(sigma_t_nodes, static_cast<int>(np));
-        for (std::size_t i = 0; i < n; ++i) point.emission[i] = point.kappa[i] * point.blackbody_intensity[i];
-      } else {
-        point.extinction = transport::ReactionTerm::from_points(disc, sigma_t_points, sigma_t_nodes);
-        point.emission = transport::project_points(disc, emission_points);
-      }
-      point_walls.scale_emission(a_wall);
       out.property_seconds += seconds_since(tp);
-      visit(j, point, point_walls);
+      visit(j, run.point, run.point_walls, companion_point ? &*companion_point : nullptr);
     }
   };
   for (int first = 0; first < out.spectral_points;) {
@@ -269,12 +314,12 @@ void for_each_spectral_point(const transport::Discretization& disc, const proble
     if (!wanted) {
       evaluate_and_visit(first, last);
     } else {  // only the runs of wanted points
-      for (int run = first; run < last;) {
-        while (run < last && !wanted(run)) ++run;
-        int end = run;
+      for (int run_start = first; run_start < last;) {
+        while (run_start < last && !wanted(run_start)) ++run_start;
+        int end = run_start;
         while (end < last && wanted(end)) ++end;
-        if (end > run) evaluate_and_visit(run, end);
-        run = end;
+        if (end > run_start) evaluate_and_visit(run_start, end);
+        run_start = end;
       }
     }
     first = last;
@@ -305,7 +350,7 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
     opt.distributed_setup = setup.get();
   }
   for_each_spectral_point(disc, medium, walls, model, so, out,
-                          [&](int j, const problem::Medium& point, const problem::Walls& point_walls) {
+                          [&](int j, const problem::Medium& point, const problem::Walls& point_walls, const PointProblem* companion) {
                             const auto ts = Clock::now();
                             const auto r = solver::solve_gray(disc, quad, point, point_walls, opt);
                             const auto fields = output::radiation_fields(disc, point, point_walls, r);
@@ -324,7 +369,7 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
                             add_to(out.fields.output_divq, fields.output_divq);
                             if (j == 0) out.fields.face_area = fields.face_area;
                             out.points.push_back(point_totals(disc, point_walls, fields, model, j, out.wall_groups, solved, opt.local_mesh != nullptr));
-                            if (so.point_solved) so.point_solved(j, point, point_walls, r);
+                            if (so.point_solved) so.point_solved(j, point, point_walls, r, companion);
                             if (progress)
                               progress(fmt::format("  spectral point {} / {}: {} outer iterations, {} transport sweeps", j + 1,
                                                    out.spectral_points, r.outer_iterations, r.transport_sweeps));

@@ -20,6 +20,20 @@
 
 namespace dgrte::spectral {
 
+// One gray problem: a spectral point's medium and walls.
+struct PointProblem {
+  const problem::Medium* medium = nullptr;
+  const problem::Walls* walls = nullptr;
+};
+
+// The same case discretised a second time (the order p + 1 problem of the error indicator,
+// src/adapt): its medium carries the gas states at its own nodes and property points.
+struct SpectralCompanion {
+  const transport::Discretization* disc = nullptr;
+  const problem::Medium* medium = nullptr;
+  const problem::Walls* walls = nullptr;
+};
+
 struct SpectralOptions {
   // Memory for one block of spectral points' properties (kappa_j and a_j at every node, 16 bytes
   // per node and point): points are evaluated a block at a time so the per-state work the model
@@ -30,9 +44,15 @@ struct SpectralOptions {
   // depend on the partition, and the range checks and point totals count each rank's owned nodes
   // and walls once.
   const parallel::LocalMesh* local_mesh = nullptr;
+  // A companion discretisation: each point's gray problem is built for it too, from the same block
+  // of properties (its states are evaluated with the run's), and handed to the visitor beside the
+  // run's.
+  const SpectralCompanion* companion = nullptr;
   // Called after each point's solve with its gray problem and converged solution (the final gather
-  // integrates every point's DG source along rays), before the point's fields are dropped.
-  std::function<void(int, const problem::Medium&, const problem::Walls&, const solver::GrayResult&)> point_solved;
+  // integrates every point's DG source along rays; the error indicator sweeps the companion from
+  // it), before the point's fields are dropped. companion: null without SpectralOptions::companion.
+  std::function<void(int, const problem::Medium&, const problem::Walls&, const solver::GrayResult&, const PointProblem* companion)>
+      point_solved;
 };
 
 // What one spectral point contributed (the per-band or per-gray-gas breakdown of the totals).
@@ -77,9 +97,11 @@ std::vector<double> node_volumes(const transport::Discretization& disc);
 // (DG: solve_spectral; Monte Carlo: app) are the visitors. wanted (optional): points for which it
 // returns false are not visited, and a block with no wanted point is not evaluated (Monte Carlo's
 // spectral sampling by path traces few of a line-by-line grid's points).
+// companion: the point's problem on SpectralOptions::companion (null without one).
+using SpectralVisitor = std::function<void(int, const problem::Medium&, const problem::Walls&, const PointProblem* companion)>;
 void for_each_spectral_point(const transport::Discretization& disc, const problem::Medium& medium, const problem::Walls& walls,
                              gas::SpectralModel& model, const SpectralOptions& spectral_options, SpectralResult& report,
-                             const std::function<void(int, const problem::Medium&, const problem::Walls&)>& visit,
+                             const SpectralVisitor& visit,
                              const std::function<bool(int)>& wanted = {});
 
 // medium must carry the gas state (problem::Medium::gas); walls are the gray walls (eps I_b(T_w)).
