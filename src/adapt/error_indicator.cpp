@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 
 namespace dgrte::adapt {
@@ -37,6 +38,17 @@ double root_sum_squares(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x * x;
   return std::sqrt(s);
+}
+
+double max_abs(std::span<const double> v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+double max_relative(const std::vector<double>& peak, double scale) {
+  const double m = peak.empty() ? 0.0 : *std::max_element(peak.begin(), peak.end());
+  return scale > 0 ? m / scale : m;
 }
 
 // The incident flux of the fields u (one per ordinate, on disc) at every wall face node (b * N_fp + j):
@@ -71,6 +83,14 @@ std::vector<double> wall_squares(const transport::Discretization& disc, const pr
     sq[e] += sJ * qb.dot(disc.ref.face_mass[static_cast<std::size_t>(f)] * qb);
   }
   return sq;
+}
+
+// Per element, the largest |u| at its nodes (of disc).
+std::vector<double> element_peak(const transport::Discretization& disc, const std::vector<double>& u) {
+  const auto np = static_cast<std::size_t>(disc.num_nodes());
+  std::vector<double> out(disc.num_elements(), 0.0);
+  for (std::size_t i = 0; i < u.size(); ++i) out[i / np] = std::max(out[i / np], std::abs(u[i]));
+  return out;
 }
 
 }  // namespace
@@ -145,9 +165,24 @@ ErrorIndicator ErrorEstimator::finish(std::span<const double> G, std::span<const
   }
   ind.wall_flux = std::sqrt(total);
   ind.wall_flux_norm = std::sqrt(norm);
+  ind.element_peak_G = element_peak(enriched_, dG_);
+  ind.element_peak_divq = element_peak(enriched_, kappa_dG_);
+  ind.element_peak_wall_flux.assign(disc_.num_elements(), 0.0);
+  const std::size_t nfp = static_cast<std::size_t>(enriched_.ref.num_face_nodes);
+  for (std::size_t k = 0; k < dq_in_.size(); ++k) {
+    const std::size_t e = enriched_walls.element_face(k / nfp) / 4;
+    ind.element_peak_wall_flux[e] = std::max(ind.element_peak_wall_flux[e], std::abs(dq_in_[k]));
+  }
+  ind.G_max = max_abs(G);
+  ind.divq_max = max_abs(divq);
+  ind.wall_flux_max = max_abs(q_in_);
   ind.seconds = seconds_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ind;
 }
+
+double ErrorIndicator::max_relative_G() const { return max_relative(element_peak_G, G_max); }
+double ErrorIndicator::max_relative_wall_flux() const { return max_relative(element_peak_wall_flux, wall_flux_max); }
+double ErrorIndicator::max_relative_divq() const { return max_relative(element_peak_divq, divq_max); }
 
 void check_indicator_order(const io::CaseSpec& cs, int order) {
   if (order + 1 > dg::kMaxOrder)

@@ -37,6 +37,11 @@ struct ErrorIndicator {
   // 4 pi I_b, and a small relative error of G is a large one of div q. eta_K(div q) = ||kappa dG||_{L2(K)}.
   std::vector<double> element_divq;
   double divq = 0, divq_norm = 0;  // sqrt(sum eta_K(div q)^2) and ||div q_p||_L2
+  // For pointwise targets (refine.norm: max): per element the largest |G_{p+1} - G_p|, |kappa dG| at
+  // its order p + 1 nodes and |dq_in| at its wall face nodes (0 off the walls), and the largest
+  // |value| of the run's G, div q and q_in.
+  std::vector<double> element_peak_G, element_peak_divq, element_peak_wall_flux;
+  double G_max = 0, divq_max = 0, wall_flux_max = 0;
   int sweeps = 0;                 // transport sweeps of order p + 1 (the most of any problem)
   double remaining = 0;           // their last remaining-change ratio (0 when exact after one; the largest)
   int problems = 0;               // gray problems swept: 1, or a nongray run's spectral points
@@ -44,6 +49,11 @@ struct ErrorIndicator {
   double relative_G() const { return G_norm > 0 ? G / G_norm : G; }
   double relative_wall_flux() const { return wall_flux_norm > 0 ? wall_flux / wall_flux_norm : wall_flux; }
   double relative_divq() const { return divq_norm > 0 ? divq / divq_norm : divq; }
+  // The largest nodal difference relative to the largest |value|: an estimate of the pointwise error
+  // (what the max over a probe line sees).
+  double max_relative_G() const;
+  double max_relative_wall_flux() const;
+  double max_relative_divq() const;
 };
 
 // The sweeps' stopping fraction (solver::sweep_from): what they leave is below this share of the

@@ -26,7 +26,13 @@ std::vector<bool> doerfler_marking(const std::vector<double>& eta, double theta)
   return marked;
 }
 
-double relative_estimate(const ErrorIndicator& ind, io::RefineQuantity q) {
+double relative_estimate(const ErrorIndicator& ind, io::RefineQuantity q, io::RefineNorm norm) {
+  if (norm == io::RefineNorm::max) switch (q) {
+      case io::RefineQuantity::G: return ind.max_relative_G();
+      case io::RefineQuantity::wall_flux: return ind.max_relative_wall_flux();
+      case io::RefineQuantity::both: return std::max(ind.max_relative_G(), ind.max_relative_wall_flux());
+      case io::RefineQuantity::divq: return ind.max_relative_divq();
+    }
   switch (q) {
     case io::RefineQuantity::G: return ind.relative_G();
     case io::RefineQuantity::wall_flux: return ind.relative_wall_flux();
@@ -50,6 +56,21 @@ std::vector<double> marking_indicator(const ErrorIndicator& ind, io::RefineQuant
     }
   }
   return eta;
+}
+
+std::vector<bool> mark_elements(const ErrorIndicator& ind, const io::RefineSpec& spec) {
+  if (spec.norm == io::RefineNorm::l2) return doerfler_marking(marking_indicator(ind, spec.quantity));
+  const auto q = spec.quantity;
+  const bool G = q == io::RefineQuantity::G || q == io::RefineQuantity::both, wall = q == io::RefineQuantity::wall_flux || q == io::RefineQuantity::both;
+  std::vector<bool> marked(ind.element_G.size(), false);
+  auto mark_above = [&](const std::vector<double>& peak, double scale) {
+    for (std::size_t e = 0; e < peak.size(); ++e)
+      if (peak[e] > spec.target * scale) marked[e] = true;
+  };
+  if (G) mark_above(ind.element_peak_G, ind.G_max);
+  if (wall) mark_above(ind.element_peak_wall_flux, ind.wall_flux_max);
+  if (q == io::RefineQuantity::divq) mark_above(ind.element_peak_divq, ind.divq_max);
+  return marked;
 }
 
 mesh::SizeField refined_size_field(const mesh::TetMesh& mesh, const std::vector<bool>& marked) {

@@ -1022,6 +1022,12 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
         {"divq_l2", indicator->divq},
         {"divq_norm_l2", indicator->divq_norm},
         {"divq_relative", indicator->relative_divq()},
+        {"G_max_relative", indicator->max_relative_G()},
+        {"wall_flux_max_relative", indicator->max_relative_wall_flux()},
+        {"divq_max_relative", indicator->max_relative_divq()},
+        {"G_max", indicator->G_max},
+        {"wall_flux_max", indicator->wall_flux_max},
+        {"divq_max", indicator->divq_max},
         {"max_element_G", *std::max_element(indicator->element_G.begin(), indicator->element_G.end())},
         {"seconds", indicator->seconds}};
     if (G_error) summary["error_indicator"]["effectivity_G"] = G_error->l2 > 0 ? indicator->G / G_error->l2 : 0.0;
@@ -1126,14 +1132,16 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
     summary = run_angular(s, opt);
     guess.clear();
     const auto& ind = *s.indicator;
-    const double estimate = adapt::relative_estimate(ind, rs.quantity);
+    const double estimate = adapt::relative_estimate(ind, rs.quantity, rs.norm);
     cycles.push_back({{"cycle", cycle}, {"elements", s.disc.num_elements()}, {"order", s.cs.order}, {"dofs", s.disc.num_dofs()},
                       {"estimate", estimate}, {"G_relative", ind.relative_G()}, {"wall_flux_relative", ind.relative_wall_flux()},
                       {"divq_relative", ind.relative_divq()},
+                      {"G_max_relative", ind.max_relative_G()}, {"wall_flux_max_relative", ind.max_relative_wall_flux()},
+                      {"divq_max_relative", ind.max_relative_divq()},
                       {"solver_outer_iterations", summary["solver"]["outer_iterations"]}, {"seconds", seconds_since(t0)},
                       {"remesh_seconds", remesh_seconds}});
-    s.log(fmt::format("  cycle {}: estimated relative error of {} {:.3e} (target {:.3e})", cycle, io::to_string(rs.quantity), estimate,
-                      rs.target));
+    s.log(fmt::format("  cycle {}: estimated relative error of {} ({} norm) {:.3e} (target {:.3e})", cycle, io::to_string(rs.quantity),
+                      rs.norm == io::RefineNorm::max ? "max" : "L2", estimate, rs.target));
     if (estimate <= rs.target) {
       reached = true;
       stop = "target reached";
@@ -1143,7 +1151,7 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
       stop = fmt::format("refine.max_cycles ({}) solved", rs.max_cycles);
       break;
     }
-    const auto marked = adapt::doerfler_marking(adapt::marking_indicator(ind, rs.quantity));
+    const auto marked = adapt::mark_elements(ind, rs);
     if (rs.strategy == io::RefineStrategy::p) {
       if (s.cs.order + 1 > dg::kMaxOrder - 1) {
         stop = fmt::format("order {} reached: the error indicator of order {} needs p + 1 <= {}", s.cs.order, s.cs.order, dg::kMaxOrder);
@@ -1185,7 +1193,9 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
   summary["warnings"] = unique;
   summary["refinement"] = {{"target", rs.target},          {"quantity", io::to_string(rs.quantity)},
                            {"strategy", rs.strategy == io::RefineStrategy::h ? "h" : "p"},
-                           {"marking", fmt::format("Doerfler, fraction {}", adapt::kMarkingFraction)},
+                           {"norm", rs.norm == io::RefineNorm::max ? "max" : "l2"},
+                           {"marking", rs.norm == io::RefineNorm::max ? std::string("elements above the target (maximum strategy)")
+                                                                       : fmt::format("Doerfler, fraction {}", adapt::kMarkingFraction)},
                            {"max_cycles", rs.max_cycles},  {"max_dofs", rs.max_dofs},
                            {"target_reached", reached},    {"stopped", stop},
                            {"cycles", cycles}};

@@ -667,16 +667,22 @@ void check_spectral_case(const Ctx& c, const YAML::Node& root, const CaseSpec& c
 }
 }  // namespace
 
-// refine: {target, quantity, max_cycles, max_dofs, strategy} (docs/case-file.md, "Adaptive refinement").
+// refine: {target, quantity, norm, max_cycles, max_dofs, strategy} (docs/case-file.md, "Adaptive refinement").
 RefineSpec parse_refine(const Ctx& c, const YAML::Node& n, const CaseSpec& cs) {
   RefineSpec r;
   r.where = c.where("refine", n);
-  if (!n.IsMap()) c.fail("refine", n, "expected a map {target, quantity, max_cycles, max_dofs, strategy}");
-  check_map(c, n, "refine", {"target", "quantity", "max_cycles", "max_dofs", "strategy"});
+  if (!n.IsMap()) c.fail("refine", n, "expected a map {target, quantity, norm, max_cycles, max_dofs, strategy}");
+  check_map(c, n, "refine", {"target", "quantity", "norm", "max_cycles", "max_dofs", "strategy"});
   if (n["target"]) {
     r.target = number(c, n["target"], "refine.target");
     if (!(r.target > 0 && r.target < 1))
-      c.fail("refine.target", n["target"], "must be in (0, 1): the estimated L2 error relative to the L2 norm (0.005 = 0.5 %)");
+      c.fail("refine.target", n["target"], "must be in (0, 1): the estimated error relative to the norm of the quantity (0.005 = 0.5 %)");
+  }
+  if (n["norm"]) {
+    const auto v = scalar<std::string>(c, n["norm"], "refine.norm", "l2 or max");
+    if (v == "l2") r.norm = RefineNorm::l2;
+    else if (v == "max") r.norm = RefineNorm::max;
+    else c.fail("refine.norm", n["norm"], "use l2 (the error over the whole domain) or max (the largest element RMS error, relative to the largest value)");
   }
   if (n["quantity"]) {
     const auto q = scalar<std::string>(c, n["quantity"], "refine.quantity", "G, wall_flux, both or divq");

@@ -194,12 +194,16 @@ struct CollimatedSpec {
 // `quantity` is below `target`, for at most max_cycles solves and max_dofs unknowns per ordinate.
 enum class RefineQuantity { G, wall_flux, both, divq };
 enum class RefineStrategy { h, p };
+// l2: the estimated L2 error over the domain relative to the L2 norm; max: the largest element RMS
+// error relative to the largest |value| (a pointwise target, e.g. along a probe line).
+enum class RefineNorm { l2, max };
 struct RefineSpec {
   double target = 0.005;
   RefineQuantity quantity = RefineQuantity::G;
   int max_cycles = 6;
   std::size_t max_dofs = 0;  // 0: no limit
   RefineStrategy strategy = RefineStrategy::h;
+  RefineNorm norm = RefineNorm::l2;
   std::string where;
 };
 const char* to_string(RefineQuantity q);

@@ -133,6 +133,28 @@ TEST(Refinement, DivqTargetIsMetAndIsTheStricterOne) {
   for (const auto& c : ref["cycles"]) EXPECT_GT(c["divq_relative"].get<double>(), c["G_relative"].get<double>());
 }
 
+// norm: max refines until the largest nodal difference is below the target times max |G|: the
+// pointwise error of the last cycle (max over the quadrature points) within a small factor of it.
+TEST(Refinement, MaxNormTargetBoundsThePointwiseError) {
+  // The cube's boundary layers (1/kappa = 0.1 m) and edge kinks make the pointwise error large on
+  // coarse meshes: targets of 5 % (p) and 10 % (h) keep the test short.
+  for (const auto& [strategy, target] : {std::pair{"p", 0.05}, std::pair{"h", 0.1}}) {
+    const auto r = run(fmt::format("cube_max_{}", strategy), cube_case(fmt::format("{{target: {}, strategy: {}, norm: max}}", target, strategy), 2, 0.35));
+    const auto& ref = r.summary["refinement"];
+    ASSERT_TRUE(ref["target_reached"].get<bool>()) << ref.dump(1);
+    EXPECT_EQ(ref["norm"].get<std::string>(), "max");
+    const auto& ind = r.summary["error_indicator"];
+    EXPECT_LE(ind["G_max_relative"].get<double>(), target);
+    EXPECT_DOUBLE_EQ(ref["cycles"].back()["estimate"].get<double>(), ind["G_max_relative"].get<double>());
+    const double truth = r.summary["error"]["G_linf"].get<double>() / ind["G_max"].get<double>();
+    EXPECT_LT(truth, 2 * target) << strategy << ": true max error of G relative to max G " << truth;
+    // The max norm is the stricter target: the L2 estimate is below it.
+    EXPECT_LT(ind["G_relative"].get<double>(), ind["G_max_relative"].get<double>());
+    std::printf("norm max, %s: %zu cycles, %s tets, P%d, true max error %.3e, estimate %.3e\n", strategy, ref["cycles"].size(),
+                r.summary["mesh"]["elements"].dump().c_str(), r.summary["order"].get<int>(), truth, ind["G_max_relative"].get<double>());
+  }
+}
+
 // Unreachable: stops after max_cycles with the estimate reached, a warning, and the last cycle's outputs.
 TEST(Refinement, UnreachableTargetStopsAfterMaxCycles) {
   const auto r = run("cube_unreachable", cube_case("{target: 1.0e-6, strategy: p, max_cycles: 2}", 1, 0.5, ", probes: [{name: axis, from: [0, 0.5, 0.5], to: [1, 0.5, 0.5], points: 5}]"));
@@ -177,6 +199,8 @@ TEST(Refinement, BadInputNamesTheKey) {
   EXPECT_NE(msg.find("refine.max_cycles"), std::string::npos) << msg;
   msg = parse_error(geo + base + "refine: {strategy: hp}\n");
   EXPECT_NE(msg.find("refine.strategy"), std::string::npos) << msg;
+  msg = parse_error(geo + base + "refine: {norm: linf}\n");
+  EXPECT_NE(msg.find("refine.norm"), std::string::npos) << msg;
   msg = parse_error(geo + base + "refine: {max_cycle: 3}\n");
   EXPECT_NE(msg.find("max_cycle"), std::string::npos) << msg;
   msg = parse_error(geo + "order: 2\ndirections: [[1, 0, 0]]\nmedia: {\"*\": {kappa: \"1\", Ib: \"1\"}}\nboundaries: {\"*\": {type: black}}\n"

@@ -54,7 +54,9 @@ def run(dgrte, work, label, size, order, refine=None, vtk=False):
     return row, r.outdir
 
 
-def slice_plot(files, titles, out):
+def slice_plot(files, titles, out, origin=(0.5, 0.5, 0.5), normal=(0, 0, 1), coords=(0, 1), limits=((0, 1), (0, 1)),
+               labels=("x [m]", "y [m]")):
+    """The mesh edges cut by the plane (origin, normal), drawn in the coordinates `coords` (indices of x, y, z)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -67,8 +69,8 @@ def slice_plot(files, titles, out):
         reader.SetFileName(str(f))
         reader.Update()
         plane = vtk.vtkPlane()
-        plane.SetOrigin(0.5, 0.5, 0.5)
-        plane.SetNormal(0, 0, 1)
+        plane.SetOrigin(*origin)
+        plane.SetNormal(*normal)
         cut = vtk.vtkCutter()
         cut.SetCutFunction(plane)
         cut.SetInputConnection(reader.GetOutputPort())
@@ -81,14 +83,14 @@ def slice_plot(files, titles, out):
             n = ids.GetNumberOfIds()
             for k in range(n):
                 a, b = ids.GetId(k), ids.GetId((k + 1) % n)
-                segs.append([pts[a, :2], pts[b, :2]])
+                segs.append([pts[a, list(coords)], pts[b, list(coords)]])
         ax.add_collection(LineCollection(segs, linewidths=0.3, colors="k"))
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1)
+        ax.set_xlim(*limits[0])
+        ax.set_ylim(*limits[1])
         ax.set_aspect("equal")
         ax.set_title(title, fontsize=9)
-        ax.set_xlabel("x [m]")
-        ax.set_ylabel("y [m]")
+        ax.set_xlabel(labels[0])
+        ax.set_ylabel(labels[1])
     fig.tight_layout()
     tmp = out.with_suffix(".tmp.png")
     fig.savefig(tmp, dpi=130)
