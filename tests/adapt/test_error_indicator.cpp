@@ -5,14 +5,13 @@
 #include "adapt/error_indicator.hpp"
 #include "common/error.hpp"
 #include "dg/reference_tet.hpp"
-#include "gas/model_factory.hpp"
+#include "wsgg_cube.hpp"
 #include "io/case_file.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <numbers>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -104,31 +103,12 @@ TEST(ErrorIndicator, NongrayRunOfAGrayModelIsTheGrayRun) {
 // intensity sum_j a_j I_b (1 - exp(-kappa_j d(x, s))), d the distance to the wall upstream; kappa_j
 // and a_j are the model's own (gas library). Effectivity within [0.5, 2] over P1-P3.
 TEST(ErrorIndicator, NongrayTracksTheTrueErrorOfTheSummedG) {
-  const gas::GasState state{1500.0, 1.0, 0.2, 0.1, 0.0, 0.0};
-  auto model = gas::make_model("wsgg", {"correlation=smith1982"});
-  ASSERT_TRUE(model.spectral);
-  model.spectral->prepare(std::span<const gas::GasState>(&state, 1));
-  const double Ib = 5.670374419e-8 * std::pow(state.temperature, 4) / std::numbers::pi;
-  const std::string d = "min((sx>0 ? (1+x)/sx : (1-x)/(-sx)), (sy>0 ? (1+y)/sy : (1-y)/(-sy)), (sz>0 ? (1+z)/sz : (1-z)/(-sz)))";
-  std::string exact;
-  for (int j = 0; j < model.spectral->num_spectral_points(); ++j) {
-    double kappa = 0, a = 0;
-    const double T = state.temperature;
-    model.spectral->absorption(j, std::span<const gas::GasState>(&state, 1), std::span<double>(&kappa, 1));
-    model.spectral->emission_weight(j, std::span<const gas::GasState>(&state, 1), std::span<const double>(&T, 1), std::span<double>(&a, 1));
-    exact += fmt::format("{}{:.17g}*(1-exp(-{:.17g}*{}))", j ? "+" : "", a * Ib, kappa, d);
-  }
+  const auto [exact, points] = test_support::wsgg_cube_exact();
   for (int p = 1; p <= 3; ++p) {
-    const auto r = run(fmt::format("wsgg_p{}", p),
-                       fmt::format("mesh: {{geo: " DGRTE_SOURCE_DIR "/validation/mms/cube.geo, size: 0.5}}\norder: {}\n"
-                                   "angular: {{quadrature: sn, order: 4}}\nmodel: {{type: wsgg, correlation: smith1982}}\n"
-                                   "media: {{\"*\": {{temperature: 1500, pressure: 1, x_h2o: 0.2, x_co2: 0.1}}}}\n"
-                                   "boundaries: {{\"*\": {{type: black, temperature: 0}}}}\nexact: \"{}\"\n"
-                                   "output: {{error_indicator: true, vtk: false}}\n",
-                                   p, exact));
+    const auto r = run(fmt::format("wsgg_p{}", p), test_support::wsgg_cube_case(p, exact, "output: {error_indicator: true, vtk: false}\n"));
     const auto& ind = r.summary["error_indicator"];
     const double eta = ind["G_l2"].get<double>(), err = r.summary["error"]["G_l2"].get<double>();
-    EXPECT_EQ(ind["problems"].get<int>(), model.spectral->num_spectral_points());
+    EXPECT_EQ(ind["problems"].get<int>(), points);
     EXPECT_GE(eta / err, 0.5) << "P" << p << ": estimate " << eta << ", true error " << err;
     EXPECT_LE(eta / err, 2.0) << "P" << p << ": estimate " << eta << ", true error " << err;
     std::printf("wsgg P%d: true %.3e (relative %.3e), estimate %.3e, effectivity %.3f\n", p, err,

@@ -6,6 +6,7 @@
 #include "io/case_file.hpp"
 #include "mesh/tet_mesh.hpp"
 #include "transport/discretization.hpp"
+#include "wsgg_cube.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -152,6 +153,19 @@ TEST(Refinement, MaxNormTargetBoundsThePointwiseError) {
     EXPECT_LT(ind["G_relative"].get<double>(), ind["G_max_relative"].get<double>());
     std::printf("norm max, %s: %zu cycles, %s tets, P%d, true max error %.3e, estimate %.3e\n", strategy, ref["cycles"].size(),
                 r.summary["mesh"]["elements"].dump().c_str(), r.summary["order"].get<int>(), truth, ind["G_max_relative"].get<double>());
+  }
+}
+
+// A nongray run refines on the indicator of its summed G: WSGG in the isothermal cube against the
+// exact summed intensity (tests/adapt/wsgg_cube.hpp), h and p.
+TEST(Refinement, NongrayRunReachesTheTarget) {
+  const auto [exact, points] = test_support::wsgg_cube_exact();
+  for (const char* strategy : {"p", "h"}) {
+    const auto r = run(fmt::format("wsgg_{}", strategy),
+                       test_support::wsgg_cube_case(1, exact, fmt::format("refine: {{target: 0.02, strategy: {}}}\noutput: {{vtk: false}}\n", strategy)));
+    expect_reached(r.summary, 0.02);
+    EXPECT_GE(r.summary["refinement"]["cycles"].size(), 2u);
+    EXPECT_EQ(r.summary["error_indicator"]["problems"].get<int>(), points);
   }
 }
 
