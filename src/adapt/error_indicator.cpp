@@ -190,18 +190,24 @@ void check_indicator_order(const io::CaseSpec& cs, int order) {
                                  cs.file.string(), order + 1, dg::kMaxOrder, dg::kMaxOrder - 1));
 }
 
+namespace {
+transport::Discretization enriched_discretization(const io::CaseSpec& cs, const transport::Discretization& disc) {
+  check_indicator_order(cs, disc.ref.order);
+  return transport::make_discretization(*disc.mesh, disc.ref.order + 1);
+}
+}  // namespace
+
+EnrichedProblem::EnrichedProblem(const io::CaseSpec& cs, const transport::Discretization& run, const angular::Quadrature& quad)
+    : disc(enriched_discretization(cs, run)), medium(problem::build_medium(cs, disc, &quad)), walls(cs, disc, &quad, repeated) {}
+
 ErrorIndicator estimate_gray_error(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature& quad,
                                    const solver::GrayResult& solution, std::span<const double> divq, const solver::GrayOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
-  check_indicator_order(cs, disc.ref.order);
-  const auto hi = transport::make_discretization(*disc.mesh, disc.ref.order + 1);
-  const problem::Medium medium = problem::build_medium(cs, hi, &quad);
-  std::vector<std::string> repeated;  // the walls' and beams' warnings were given by the solve
-  const problem::Walls walls(cs, hi, &quad, repeated);
-  const auto beams = solver::solve_collimated(cs, hi, quad, medium, walls, repeated);
-  ErrorEstimator estimator(disc, hi, quad, walls, options);
-  estimator.add(medium, walls, solution, &beams);
-  auto ind = estimator.finish(solution.G, divq, walls);
+  EnrichedProblem hi(cs, disc, quad);
+  const auto beams = solver::solve_collimated(cs, hi.disc, quad, hi.medium, hi.walls, hi.repeated);
+  ErrorEstimator estimator(disc, hi.disc, quad, hi.walls, options);
+  estimator.add(hi.medium, hi.walls, solution, &beams);
+  auto ind = estimator.finish(solution.G, divq, hi.walls);
   ind.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ind;
 }

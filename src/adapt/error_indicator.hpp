@@ -92,6 +92,19 @@ class ErrorEstimator {
 // Throws an InputError naming the case when order + 1 is above the highest order.
 void check_indicator_order(const io::CaseSpec& cs, int order);
 
+// The case at order p + 1 on the run's mesh, what the indicator sweeps: the discretisation, the
+// medium (a nongray case's gas states at its own nodes and property points) and the walls, built
+// from the case file as the run's are. Not movable: the members refer to each other.
+struct EnrichedProblem {
+  EnrichedProblem(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature& quad);
+  EnrichedProblem(const EnrichedProblem&) = delete;
+  EnrichedProblem& operator=(const EnrichedProblem&) = delete;
+  std::vector<std::string> repeated;  // the set-up's warnings, given already by the run's
+  transport::Discretization disc;     // order p + 1
+  problem::Medium medium;
+  problem::Walls walls;
+};
+
 // The indicator of a gray angular solve: solution must hold every ordinate's intensity (solved
 // with GrayOptions::keep_intensities). Builds the order p + 1 discretisation, medium, walls and
 // beams from cs (order p = disc's; p <= 7). options: the solve's (device, plans and a distributed

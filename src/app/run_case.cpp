@@ -745,21 +745,12 @@ struct NongrayIndicator {
   NongrayIndicator(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature& quad,
                    const solver::GrayOptions& options)
       : start(Clock::now()),
-        disc(checked_enrichment(cs, disc)),
-        medium(problem::build_medium(cs, this->disc, &quad)),
-        walls(cs, this->disc, &quad, repeated),
-        estimator(disc, this->disc, quad, walls, options),
-        companion{&this->disc, &medium, &walls},
+        problem(cs, disc, quad),
+        estimator(disc, problem.disc, quad, problem.walls, options),
+        companion{&problem.disc, &problem.medium, &problem.walls},
         setup_seconds(seconds_since(start)) {}
-  static transport::Discretization checked_enrichment(const io::CaseSpec& cs, const transport::Discretization& disc) {
-    adapt::check_indicator_order(cs, disc.ref.order);
-    return transport::make_discretization(*disc.mesh, disc.ref.order + 1);
-  }
   Clock::time_point start;
-  std::vector<std::string> repeated;  // the walls' warnings were given by the run's
-  transport::Discretization disc;     // order p + 1
-  problem::Medium medium;
-  problem::Walls walls;
+  adapt::EnrichedProblem problem;
   adapt::ErrorEstimator estimator;
   spectral::SpectralCompanion companion;
   double setup_seconds;
@@ -885,7 +876,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   }
   std::optional<adapt::ErrorIndicator> indicator;
   if (nongray_indicator) {
-    indicator = nongray_indicator->estimator.finish(result.G, fields.divq, nongray_indicator->walls);
+    indicator = nongray_indicator->estimator.finish(result.G, fields.divq, nongray_indicator->problem.walls);
     indicator->seconds += nongray_indicator->setup_seconds;
   } else if (cs.output.error_indicator) {
     indicator = adapt::estimate_gray_error(cs, disc, quad, result, fields.divq, go);
