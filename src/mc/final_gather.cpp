@@ -241,7 +241,7 @@ Fields make_fields(const GatherInput& in, const std::vector<BeamField>& beam_fie
   // as L2 projections, the emission kappa Ib projected, and scattering applied as the solve applies
   // it (the Galerkin block K_s where sigma_s varies on an element).
   const auto& medium = in.medium;
-  if (medium.extinction.num_elements() != K || medium.scattering_term.num_elements() != K || medium.emission.size() != K * np)
+  if (!medium.has_solve_terms(K, np))
     throw std::logic_error("final_gather: the medium's solve terms are not built (problem::build_medium)");
   const std::vector<double> sigma_t_nodes = medium.extinction.projection(), sigma_s_nodes = medium.scattering_term.projection();
   std::vector<double> scattered_in(np), incident(np);

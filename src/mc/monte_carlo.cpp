@@ -325,7 +325,7 @@ void set_properties(McModel& m, const transport::Discretization& disc, const pro
   // nodal polynomial, and a projection keeps the field's mean): kappa = sigma_t - sigma_s.
   const Eigen::VectorXd w = disc.ref.mass.colwise().sum().transpose();
   const double wsum = w.sum();
-  if (medium.extinction.num_elements() != K || medium.scattering_term.num_elements() != K || medium.emission.size() != K * np)
+  if (!medium.has_solve_terms(K, np))
     throw std::logic_error("mc::set_properties: the medium's solve terms are not built (problem::build_medium)");
   const std::vector<double> sigma_t = medium.extinction.projection(), sigma_s = medium.scattering_term.projection();
   m.kappa.assign(K, 0.0), m.sigma_s.assign(K, 0.0), m.emission.assign(K, 0.0), m.source_radiance.assign(K, 0.0);

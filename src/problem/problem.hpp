@@ -55,6 +55,11 @@ struct Medium {
     std::size_t size() const { return element.size(); }
   } output_points;
   bool has_gas_model() const { return !gas.empty(); }
+  // Whether build_medium made the solve's terms (extinction, scattering, emission) for `elements`
+  // elements of `nodes` nodes each: what the tracers read.
+  bool has_solve_terms(std::size_t elements, std::size_t nodes) const {
+    return extinction.num_elements() == elements && scattering_term.num_elements() == elements && emission.size() == elements * nodes;
+  }
   // Quantities read from field files (media.X.field), one record per entry: what was read, how it
   // was interpolated and the ranges (source vs nodes); the values themselves are in the fields above.
   struct FieldImport {
