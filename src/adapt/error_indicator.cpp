@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace dgrte::adapt {
@@ -97,7 +97,7 @@ std::vector<double> element_peak(const transport::Discretization& disc, const st
 
 ErrorEstimator::ErrorEstimator(const transport::Discretization& disc, const transport::Discretization& enriched,
                                const angular::Quadrature& quad, const problem::Walls& enriched_walls, const solver::GrayOptions& options)
-    : disc_(disc), enriched_(enriched), quad_(quad), options_(options) {
+    : disc_(disc), enriched_(enriched), quad_(quad), walls_(enriched_walls), options_(options) {
   if (enriched.ref.order != disc.ref.order + 1 || enriched.num_elements() != disc.num_elements())
     throw std::logic_error("ErrorEstimator: the enriched discretisation is order p + 1 on the same mesh");
   options_.device = nullptr;
@@ -135,14 +135,16 @@ void ErrorEstimator::add(const problem::Medium& enriched_medium, const problem::
     dG_[i] += d;
     kappa_dG_[i] += enriched_medium.kappa[i] * d;
   }
+  std::vector<double> q_start(q_in_.size(), 0.0);
+  add_incident_flux(enriched_, enriched_walls, quad_, start, 1.0, q_start);
   add_incident_flux(enriched_, enriched_walls, quad_, hi.intensities, 1.0, dq_in_);
-  add_incident_flux(enriched_, enriched_walls, quad_, start, -1.0, dq_in_);
-  add_incident_flux(enriched_, enriched_walls, quad_, start, 1.0, q_in_);
+  for (std::size_t k = 0; k < q_start.size(); ++k) dq_in_[k] -= q_start[k], q_in_[k] += q_start[k];
   ++problems_;
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-ErrorIndicator ErrorEstimator::finish(std::span<const double> G, std::span<const double> divq, const problem::Walls& enriched_walls) const {
+ErrorIndicator ErrorEstimator::finish(std::span<const double> G, std::span<const double> divq) const {
+  const problem::Walls& enriched_walls = walls_;
   const auto t0 = std::chrono::steady_clock::now();
   ErrorIndicator ind;
   ind.order = enriched_.ref.order;
@@ -207,7 +209,7 @@ ErrorIndicator estimate_gray_error(const io::CaseSpec& cs, const transport::Disc
   const auto beams = solver::solve_collimated(cs, hi.disc, quad, hi.medium, hi.walls, hi.repeated);
   ErrorEstimator estimator(disc, hi.disc, quad, hi.walls, options);
   estimator.add(hi.medium, hi.walls, solution, &beams);
-  auto ind = estimator.finish(solution.G, divq, hi.walls);
+  auto ind = estimator.finish(solution.G, divq);
   ind.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ind;
 }

@@ -67,7 +67,7 @@ inline constexpr double kSweepStopFraction = 0.1;
 class ErrorEstimator {
  public:
   // enriched: order p + 1 on disc's mesh; enriched_walls: the walls on it (any point's: the sweep
-  // plans made here need only their streaming directions). options: the solve's (the p + 1 sweeps
+  // plans and the wall norms need only their faces and streaming directions; kept by reference). options: the solve's (the p + 1 sweeps
   // run on the CPU, on one process).
   ErrorEstimator(const transport::Discretization& disc, const transport::Discretization& enriched, const angular::Quadrature& quad,
                  const problem::Walls& enriched_walls, const solver::GrayOptions& options);
@@ -75,12 +75,13 @@ class ErrorEstimator {
   void add(const problem::Medium& enriched_medium, const problem::Walls& enriched_walls, const solver::GrayResult& solution,
            const solver::Collimated* beams = nullptr);
   // G, divq: the run's (summed) fields at the nodes of disc, which the norms are relative to.
-  ErrorIndicator finish(std::span<const double> G, std::span<const double> divq, const problem::Walls& enriched_walls) const;
+  ErrorIndicator finish(std::span<const double> G, std::span<const double> divq) const;
 
  private:
   const transport::Discretization& disc_;
   const transport::Discretization& enriched_;
   const angular::Quadrature& quad_;
+  const problem::Walls& walls_;  // the wall faces of every problem added (their emission may differ)
   solver::GrayOptions options_;
   std::vector<transport::SweepPlan> plans_;
   std::vector<double> dG_, kappa_dG_;  // summed G_{p+1} - G_p and kappa (G_{p+1} - G_p) at the p + 1 nodes

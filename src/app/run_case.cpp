@@ -876,7 +876,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   }
   std::optional<adapt::ErrorIndicator> indicator;
   if (nongray_indicator) {
-    indicator = nongray_indicator->estimator.finish(result.G, fields.divq, nongray_indicator->problem.walls);
+    indicator = nongray_indicator->estimator.finish(result.G, fields.divq);
     indicator->seconds += nongray_indicator->setup_seconds;
   } else if (cs.output.error_indicator) {
     indicator = adapt::estimate_gray_error(cs, disc, quad, result, fields.divq, go);
