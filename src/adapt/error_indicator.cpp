@@ -1,6 +1,8 @@
 #include "adapt/error_indicator.hpp"
 
 #include "common/error.hpp"
+#include "mesh/tet_topology.hpp"
+#include "output/radiation_output.hpp"
 #include "problem/problem.hpp"
 #include "solver/collimated.hpp"
 
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 
 namespace dgrte::adapt {
 
@@ -85,12 +88,96 @@ std::vector<double> wall_squares(const transport::Discretization& disc, const pr
   return sq;
 }
 
+// A field given per wall face node of order `from` (b * N_fp + j, Walls order) at the wall face
+// nodes of order `to` (the same faces): each face's polynomial interpolated.
+std::vector<double> prolong_wall_faces(const dg::ReferenceTet& from, const dg::ReferenceTet& to, const problem::Walls& walls,
+                                       std::span<const double> u) {
+  const auto nf = static_cast<std::size_t>(from.num_face_nodes), nt = static_cast<std::size_t>(to.num_face_nodes);
+  std::array<dg::Matrix, 4> P;
+  for (int f = 0; f < 4; ++f) {
+    // (l1, l2): the barycentrics of the face's second and third vertices, face_interpolation_matrix's.
+    std::vector<std::array<double, 2>> points;
+    for (const int node : to.face_nodes[static_cast<std::size_t>(f)]) {
+      const double r = to.nodes(node, 0), s = to.nodes(node, 1), t = to.nodes(node, 2);
+      const std::array<double, 4> lam{-(1 + r + s + t) / 2, (1 + r) / 2, (1 + s) / 2, (1 + t) / 2};
+      points.push_back({lam[static_cast<std::size_t>(mesh::kFaceVertices[static_cast<std::size_t>(f)][1])],
+                        lam[static_cast<std::size_t>(mesh::kFaceVertices[static_cast<std::size_t>(f)][2])]});
+    }
+    P[static_cast<std::size_t>(f)] = from.face_interpolation_matrix(f, points);
+  }
+  std::vector<double> out(walls.num_faces() * nt, 0.0);
+  if (u.size() != walls.num_faces() * nf) throw std::logic_error("prolong_wall_faces: one value per wall face node");
+  for (std::size_t b = 0; b < walls.num_faces(); ++b) {
+    const Eigen::Map<const Eigen::VectorXd> ub(u.data() + b * nf, static_cast<Eigen::Index>(nf));
+    Eigen::Map<Eigen::VectorXd>(out.data() + b * nt, static_cast<Eigen::Index>(nt)) = P[walls.element_face(b) % 4] * ub;
+  }
+  return out;
+}
+
 // Per element, the largest |u| at its nodes (of disc).
 std::vector<double> element_peak(const transport::Discretization& disc, const std::vector<double>& u) {
   const auto np = static_cast<std::size_t>(disc.num_nodes());
   std::vector<double> out(disc.num_elements(), 0.0);
   for (std::size_t i = 0; i < u.size(); ++i) out[i / np] = std::max(out[i / np], std::abs(u[i]));
   return out;
+}
+
+// The differences at the probe points (ErrorIndicator::element_probe_*): volume lines evaluate the
+// polynomials of order p + 1 (dG, kappa dG; G_p and div q_p prolonged, for each line's largest
+// |value|) at each point, wall lines interpolate dq_in and q_in,p on the wall faces at the point.
+// A point outside the mesh is skipped (the run writes it as nan).
+struct ProbeFields {
+  std::span<const double> dG, kappa_dG;      // summed differences at the p + 1 nodes
+  std::vector<double> G_p, divq_p;           // the run's, prolonged to the p + 1 nodes
+  std::span<const double> dq_in, q_in;       // at the p + 1 wall face nodes
+  std::span<const double> wall_dG, wall_kappa_dG;
+  std::vector<double> wall_G_p, wall_divq_p;  // the run's walls' values, prolonged (empty: none)
+};
+
+void measure_on_probes(const transport::Discretization& enriched, const problem::Walls& walls, std::span<const io::ProbeSpec> probes,
+                       const ProbeFields& f, ErrorIndicator& ind) {
+  const std::size_t K = enriched.num_elements();
+  ind.element_probe_G.assign(K, 0.0);
+  ind.element_probe_divq.assign(K, 0.0);
+  ind.element_probe_wall_flux.assign(K, 0.0);
+  if (probes.empty()) return;
+  const transport::PointLocator locator(enriched);
+  std::vector<std::size_t> all_faces(walls.num_faces());
+  std::iota(all_faces.begin(), all_faces.end(), std::size_t{0});
+  auto record = [](std::vector<double>& per_element, const std::vector<std::pair<std::size_t, double>>& diffs, double scale) {
+    for (const auto& [e, d] : diffs) per_element[e] = std::max(per_element[e], scale > 0 ? d / scale : d);
+  };
+  for (const auto& probe : probes) {
+    std::vector<std::pair<std::size_t, double>> d_first, d_second;  // (element, |difference|) per point
+    double scale_first = 0, scale_second = 0;
+    if (probe.wall.empty()) {
+      ind.has_volume_probes = true;
+      for (const auto& [x, distance] : output::probe_points(probe)) {
+        const auto loc = locator.locate(x);
+        if (!loc) continue;
+        // On a wall the run writes G and div q with the walls' values (output::write_probes): theirs.
+        const auto hits = output::wall_faces_at(x, enriched, walls, all_faces);
+        const bool on_wall = !hits.empty() && !f.wall_G_p.empty();
+        auto at = [&](std::span<const double> nodal, std::span<const double> wall) {
+          return std::abs(on_wall ? output::wall_value(enriched, walls, hits, wall) : locator.evaluate(*loc, nodal));
+        };
+        d_first.push_back({loc->element, at(f.dG, f.wall_dG)});
+        d_second.push_back({loc->element, at(f.kappa_dG, f.wall_kappa_dG)});
+        scale_first = std::max(scale_first, at(f.G_p, f.wall_G_p));
+        scale_second = std::max(scale_second, at(f.divq_p, f.wall_divq_p));
+      }
+      record(ind.element_probe_G, d_first, scale_first);
+      record(ind.element_probe_divq, d_second, scale_second);
+    } else {
+      ind.has_wall_probes = true;
+      for (const auto& hits : output::locate_wall_probe(probe, enriched, walls)) {
+        const double d = std::abs(output::wall_value(enriched, walls, hits, f.dq_in));
+        for (const auto& hit : hits) d_first.push_back({walls.element_face(hit.face) / 4, d});
+        scale_first = std::max(scale_first, std::abs(output::wall_value(enriched, walls, hits, f.q_in)));
+      }
+      record(ind.element_probe_wall_flux, d_first, scale_first);
+    }
+  }
 }
 
 }  // namespace
@@ -118,6 +205,8 @@ ErrorEstimator::ErrorEstimator(const transport::Discretization& disc, const tran
   const std::size_t wall_nodes = enriched_walls.num_faces() * static_cast<std::size_t>(enriched.ref.num_face_nodes);
   dq_in_.assign(wall_nodes, 0.0);
   q_in_.assign(wall_nodes, 0.0);
+  wall_dG_.assign(wall_nodes, 0.0);
+  wall_kappa_dG_.assign(wall_nodes, 0.0);
 }
 
 void ErrorEstimator::add(const problem::Medium& enriched_medium, const problem::Walls& enriched_walls, const solver::GrayResult& solution,
@@ -139,11 +228,21 @@ void ErrorEstimator::add(const problem::Medium& enriched_medium, const problem::
   add_incident_flux(enriched_, enriched_walls, quad_, start, 1.0, q_start);
   add_incident_flux(enriched_, enriched_walls, quad_, hi.intensities, 1.0, dq_in_);
   for (std::size_t k = 0; k < q_start.size(); ++k) dq_in_[k] -= q_start[k], q_in_[k] += q_start[k];
+  if (!solution.wall_G.empty() && !hi.wall_G.empty()) {
+    const auto wall_G_p = prolong_wall_faces(disc_.ref, enriched_.ref, enriched_walls, solution.wall_G);
+    for (std::size_t k = 0; k < wall_G_p.size(); ++k) {
+      const double d = hi.wall_G[k] - wall_G_p[k];
+      wall_dG_[k] += d;
+      wall_kappa_dG_[k] += enriched_medium.kappa[enriched_walls.element_node(k)] * d;
+    }
+  }
   ++problems_;
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-ErrorIndicator ErrorEstimator::finish(std::span<const double> G, std::span<const double> divq) const {
+ErrorIndicator ErrorEstimator::finish(const solver::GrayResult& run, const output::RadiationFields& fields,
+                                      std::span<const io::ProbeSpec> probes) const {
+  const std::span<const double> G = run.G, divq = fields.divq;
   const problem::Walls& enriched_walls = walls_;
   const auto t0 = std::chrono::steady_clock::now();
   ErrorIndicator ind;
@@ -178,6 +277,15 @@ ErrorIndicator ErrorEstimator::finish(std::span<const double> G, std::span<const
   ind.G_max = max_abs(G);
   ind.divq_max = max_abs(divq);
   ind.wall_flux_max = max_abs(q_in_);
+  ProbeFields f;
+  if (!probes.empty()) {
+    f = {dG_, kappa_dG_, prolong(disc_.ref, enriched_.ref, G), prolong(disc_.ref, enriched_.ref, divq), dq_in_, q_in_, wall_dG_, wall_kappa_dG_, {}, {}};
+    if (!run.wall_G.empty() && !fields.wall_divq.empty()) {
+      f.wall_G_p = prolong_wall_faces(disc_.ref, enriched_.ref, enriched_walls, run.wall_G);
+      f.wall_divq_p = prolong_wall_faces(disc_.ref, enriched_.ref, enriched_walls, fields.wall_divq);
+    }
+  }
+  measure_on_probes(enriched_, enriched_walls, probes, f, ind);
   ind.seconds = seconds_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ind;
 }
@@ -185,6 +293,9 @@ ErrorIndicator ErrorEstimator::finish(std::span<const double> G, std::span<const
 double ErrorIndicator::max_relative_G() const { return max_relative(element_peak_G, G_max); }
 double ErrorIndicator::max_relative_wall_flux() const { return max_relative(element_peak_wall_flux, wall_flux_max); }
 double ErrorIndicator::max_relative_divq() const { return max_relative(element_peak_divq, divq_max); }
+double ErrorIndicator::probe_relative_G() const { return max_relative(element_probe_G, 1.0); }
+double ErrorIndicator::probe_relative_wall_flux() const { return max_relative(element_probe_wall_flux, 1.0); }
+double ErrorIndicator::probe_relative_divq() const { return max_relative(element_probe_divq, 1.0); }
 
 void check_indicator_order(const io::CaseSpec& cs, int order) {
   if (order + 1 > dg::kMaxOrder)
@@ -203,13 +314,13 @@ EnrichedProblem::EnrichedProblem(const io::CaseSpec& cs, const transport::Discre
     : disc(enriched_discretization(cs, run)), medium(problem::build_medium(cs, disc, &quad)), walls(cs, disc, &quad, repeated) {}
 
 ErrorIndicator estimate_gray_error(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature& quad,
-                                   const solver::GrayResult& solution, std::span<const double> divq, const solver::GrayOptions& options) {
+                                   const solver::GrayResult& solution, const output::RadiationFields& fields, const solver::GrayOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   EnrichedProblem hi(cs, disc, quad);
   const auto beams = solver::solve_collimated(cs, hi.disc, quad, hi.medium, hi.walls, hi.repeated);
   ErrorEstimator estimator(disc, hi.disc, quad, hi.walls, options);
   estimator.add(hi.medium, hi.walls, solution, &beams);
-  auto ind = estimator.finish(solution.G, divq);
+  auto ind = estimator.finish(solution, fields, cs.output.probes);
   ind.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ind;
 }

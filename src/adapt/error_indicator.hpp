@@ -17,6 +17,7 @@
 // (solver::sweep_from).
 #include "angular/quadrature.hpp"
 #include "io/case_file.hpp"
+#include "output/radiation_output.hpp"
 #include "problem/problem.hpp"
 #include "solver/gray_solver.hpp"
 #include "transport/discretization.hpp"
@@ -42,6 +43,12 @@ struct ErrorIndicator {
   // |value| of the run's G, div q and q_in.
   std::vector<double> element_peak_G, element_peak_divq, element_peak_wall_flux;
   double G_max = 0, divq_max = 0, wall_flux_max = 0;
+  // For refine.norm: probes: per element, the largest |difference| at the case's probe points inside
+  // it (G and div q at volume probe points, q_in at wall probe points), each relative to the largest
+  // |value| on that point's line; 0 where the element holds no such point. has_*_probes: the case
+  // has a line of that kind.
+  std::vector<double> element_probe_G, element_probe_divq, element_probe_wall_flux;
+  bool has_volume_probes = false, has_wall_probes = false;
   int sweeps = 0;                 // transport sweeps of order p + 1 (the most of any problem)
   double remaining = 0;           // their last remaining-change ratio (0 when exact after one; the largest)
   int problems = 0;               // gray problems swept: 1, or a nongray run's spectral points
@@ -54,6 +61,10 @@ struct ErrorIndicator {
   double max_relative_G() const;
   double max_relative_wall_flux() const;
   double max_relative_divq() const;
+  // The largest relative difference on any probe line (refine.norm: probes; 0 without such lines).
+  double probe_relative_G() const;
+  double probe_relative_wall_flux() const;
+  double probe_relative_divq() const;
 };
 
 // The sweeps' stopping fraction (solver::sweep_from): what they leave is below this share of the
@@ -74,8 +85,10 @@ class ErrorEstimator {
   // One problem at order p + 1 and its order p solution (with every ordinate's intensity).
   void add(const problem::Medium& enriched_medium, const problem::Walls& enriched_walls, const solver::GrayResult& solution,
            const solver::Collimated* beams = nullptr);
-  // G, divq: the run's (summed) fields at the nodes of disc, which the norms are relative to.
-  ErrorIndicator finish(std::span<const double> G, std::span<const double> divq) const;
+  // run, fields: the run's (summed) result and fields on disc, which the norms are relative to (G,
+  // div q; on walls the walls' G and div q, what the run writes at points there); probes: the case's
+  // probe lines, where the differences are also measured (element_probe_*).
+  ErrorIndicator finish(const solver::GrayResult& run, const output::RadiationFields& fields, std::span<const io::ProbeSpec> probes = {}) const;
 
  private:
   const transport::Discretization& disc_;
@@ -86,6 +99,10 @@ class ErrorEstimator {
   std::vector<transport::SweepPlan> plans_;
   std::vector<double> dG_, kappa_dG_;  // summed G_{p+1} - G_p and kappa (G_{p+1} - G_p) at the p + 1 nodes
   std::vector<double> dq_in_, q_in_;   // summed q_in differences and q_in,p at the p + 1 wall face nodes
+  // Summed differences of the walls' G (GrayResult::wall_G: the wall's own intensity for the
+  // directions entering the medium, what the run writes at wall points) and kappa times them, at
+  // the p + 1 wall face nodes: the probe points on walls.
+  std::vector<double> wall_dG_, wall_kappa_dG_;
   int sweeps_ = 0, problems_ = 0;
   double remaining_ = 0, seconds_ = 0;
 };
@@ -110,9 +127,10 @@ struct EnrichedProblem {
 // with GrayOptions::keep_intensities). Builds the order p + 1 discretisation, medium, walls and
 // beams from cs (order p = disc's; p <= 7). options: the solve's (device, plans and a distributed
 // mesh are not used: the p + 1 sweeps run on the CPU, on one process).
-// divq: the solution's div q at the nodes of disc (the norm of eta(div q) is relative to).
+// fields: the solution's (div q, the walls' values: what the norms are relative to). The differences
+// are also measured on cs.output.probes (ErrorIndicator::element_probe_*).
 ErrorIndicator estimate_gray_error(const io::CaseSpec& cs, const transport::Discretization& disc, const angular::Quadrature& quad,
-                                   const solver::GrayResult& solution, std::span<const double> divq, const solver::GrayOptions& options);
+                                   const solver::GrayResult& solution, const output::RadiationFields& fields, const solver::GrayOptions& options);
 
 // The prolongation of nodal fields of order `from` to order `to` >= from (exact: interpolation of
 // each element's polynomial at the higher order's nodes), element by element.

@@ -27,6 +27,12 @@ std::vector<bool> doerfler_marking(const std::vector<double>& eta, double theta)
 }
 
 double relative_estimate(const ErrorIndicator& ind, io::RefineQuantity q, io::RefineNorm norm) {
+  if (norm == io::RefineNorm::probes) switch (q) {
+      case io::RefineQuantity::G: return ind.probe_relative_G();
+      case io::RefineQuantity::wall_flux: return ind.probe_relative_wall_flux();
+      case io::RefineQuantity::both: return std::max(ind.probe_relative_G(), ind.probe_relative_wall_flux());
+      case io::RefineQuantity::divq: return ind.probe_relative_divq();
+    }
   if (norm == io::RefineNorm::max) switch (q) {
       case io::RefineQuantity::G: return ind.max_relative_G();
       case io::RefineQuantity::wall_flux: return ind.max_relative_wall_flux();
@@ -67,6 +73,15 @@ std::vector<bool> mark_elements(const ErrorIndicator& ind, const io::RefineSpec&
     for (std::size_t e = 0; e < peak.size(); ++e)
       if (peak[e] > spec.target * scale) marked[e] = true;
   };
+  if (spec.norm == io::RefineNorm::probes) {
+    // The error on a line is mostly carried in from upstream along the ordinates: the elements that
+    // hold it (Doerfler on the L2 indicator) and the line's own elements above the target.
+    marked = doerfler_marking(marking_indicator(ind, q));
+    if (G) mark_above(ind.element_probe_G, 1.0);
+    if (wall) mark_above(ind.element_probe_wall_flux, 1.0);
+    if (q == io::RefineQuantity::divq) mark_above(ind.element_probe_divq, 1.0);
+    return marked;
+  }
   if (G) mark_above(ind.element_peak_G, ind.G_max);
   if (wall) mark_above(ind.element_peak_wall_flux, ind.wall_flux_max);
   if (q == io::RefineQuantity::divq) mark_above(ind.element_peak_divq, ind.divq_max);

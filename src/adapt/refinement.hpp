@@ -20,13 +20,15 @@ std::vector<bool> doerfler_marking(const std::vector<double>& eta, double theta 
 // G, the wall flux, or both (each relative to its norm; both: the larger estimate, and per element
 // the root sum of squares of the two relative indicators), or div q. norm l2: the L2 estimate over
 // the domain relative to the L2 norm; max: the largest nodal difference relative to the largest
-// |value| (ErrorIndicator::max_relative_*).
+// |value| (ErrorIndicator::max_relative_*); probes: the largest on a probe line (probe_relative_*).
 double relative_estimate(const ErrorIndicator& ind, io::RefineQuantity q, io::RefineNorm norm = io::RefineNorm::l2);
 std::vector<double> marking_indicator(const ErrorIndicator& ind, io::RefineQuantity q);
 
 // The elements to refine: norm l2, Doerfler marking of marking_indicator; norm max, every element
 // whose largest nodal difference (of the quantity; both: of either) is above the target times the
-// largest |value| (the maximum strategy: refine where the pointwise target is not met).
+// largest |value| (the maximum strategy: refine where the pointwise target is not met); norm
+// probes, Doerfler marking of marking_indicator and the elements holding a probe point above the
+// target (element_probe_*).
 std::vector<bool> mark_elements(const ErrorIndicator& ind, const io::RefineSpec& spec);
 
 // The size field of the next mesh: per element its mean edge length, halved where marked; at each

@@ -876,10 +876,10 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   }
   std::optional<adapt::ErrorIndicator> indicator;
   if (nongray_indicator) {
-    indicator = nongray_indicator->estimator.finish(result.G, fields.divq);
+    indicator = nongray_indicator->estimator.finish(result, fields, cs.output.probes);
     indicator->seconds += nongray_indicator->setup_seconds;
   } else if (cs.output.error_indicator) {
-    indicator = adapt::estimate_gray_error(cs, disc, quad, result, fields.divq, go);
+    indicator = adapt::estimate_gray_error(cs, disc, quad, result, fields, go);
   }
   if (indicator)
     s.log(fmt::format("  error indicator (order {} sweeps from the solution: {}{}): G {:.3e} of its L2 norm, wall flux {:.3e}, div q {:.3e}, {:.2f} s",
@@ -1021,6 +1021,12 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
         {"divq_max", indicator->divq_max},
         {"max_element_G", *std::max_element(indicator->element_G.begin(), indicator->element_G.end())},
         {"seconds", indicator->seconds}};
+    // On the probe lines (the largest difference relative to each line's largest |value|; null
+    // without a line of that kind).
+    auto on_lines = [](bool has, double v) { return has ? nlohmann::json(v) : nlohmann::json(); };
+    summary["error_indicator"]["G_probes_relative"] = on_lines(indicator->has_volume_probes, indicator->probe_relative_G());
+    summary["error_indicator"]["divq_probes_relative"] = on_lines(indicator->has_volume_probes, indicator->probe_relative_divq());
+    summary["error_indicator"]["wall_flux_probes_relative"] = on_lines(indicator->has_wall_probes, indicator->probe_relative_wall_flux());
     if (G_error) summary["error_indicator"]["effectivity_G"] = G_error->l2 > 0 ? indicator->G / G_error->l2 : 0.0;
     cell_fields.push_back({"error_indicator", indicator->element_G});
     cell_fields.push_back({"error_indicator_wall_flux", indicator->element_wall_flux});
@@ -1102,6 +1108,16 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   return summary;
 }
 
+std::string marking_rule(io::RefineNorm norm) {
+  switch (norm) {
+    case io::RefineNorm::max: return "elements above the target (maximum strategy)";
+    case io::RefineNorm::probes:
+      return fmt::format("Doerfler, fraction {}, and the elements of probe points above the target", adapt::kMarkingFraction);
+    case io::RefineNorm::l2: break;
+  }
+  return fmt::format("Doerfler, fraction {}", adapt::kMarkingFraction);
+}
+
 // `refine:` (issue 32): cycles of solve (run_angular, which writes the cycle's outputs over the last
 // one's), estimate (its error indicator), mark (Doerfler) and refine (h: re-mesh the .geo with a size
 // field; p: one order more), until the estimate meets refine.target, or max_cycles, max_dofs or the
@@ -1129,10 +1145,12 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
                       {"divq_relative", ind.relative_divq()},
                       {"G_max_relative", ind.max_relative_G()}, {"wall_flux_max_relative", ind.max_relative_wall_flux()},
                       {"divq_max_relative", ind.max_relative_divq()},
+                      {"G_probes_relative", ind.probe_relative_G()}, {"wall_flux_probes_relative", ind.probe_relative_wall_flux()},
+                      {"divq_probes_relative", ind.probe_relative_divq()},
                       {"solver_outer_iterations", summary["solver"]["outer_iterations"]}, {"seconds", seconds_since(t0)},
                       {"remesh_seconds", remesh_seconds}});
     s.log(fmt::format("  cycle {}: estimated relative error of {} ({} norm) {:.3e} (target {:.3e})", cycle, io::to_string(rs.quantity),
-                      rs.norm == io::RefineNorm::max ? "max" : "L2", estimate, rs.target));
+                      io::to_string(rs.norm), estimate, rs.target));
     if (estimate <= rs.target) {
       reached = true;
       stop = "target reached";
@@ -1184,9 +1202,8 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
   summary["warnings"] = unique;
   summary["refinement"] = {{"target", rs.target},          {"quantity", io::to_string(rs.quantity)},
                            {"strategy", rs.strategy == io::RefineStrategy::h ? "h" : "p"},
-                           {"norm", rs.norm == io::RefineNorm::max ? "max" : "l2"},
-                           {"marking", rs.norm == io::RefineNorm::max ? std::string("elements above the target (maximum strategy)")
-                                                                       : fmt::format("Doerfler, fraction {}", adapt::kMarkingFraction)},
+                           {"norm", io::to_string(rs.norm)},
+                           {"marking", marking_rule(rs.norm)},
                            {"max_cycles", rs.max_cycles},  {"max_dofs", rs.max_dofs},
                            {"target_reached", reached},    {"stopped", stop},
                            {"cycles", cycles}};

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -624,6 +625,15 @@ const char* to_string(RefineQuantity q) {
   return "?";
 }
 
+const char* to_string(RefineNorm n) {
+  switch (n) {
+    case RefineNorm::l2: return "l2";
+    case RefineNorm::max: return "max";
+    case RefineNorm::probes: return "probes";
+  }
+  return "?";
+}
+
 const char* to_string(Preconditioner p) {
   switch (p) {
     case Preconditioner::none: return "none";
@@ -679,10 +689,12 @@ RefineSpec parse_refine(const Ctx& c, const YAML::Node& n, const CaseSpec& cs) {
       c.fail("refine.target", n["target"], "must be in (0, 1): the estimated error relative to the norm of the quantity (0.005 = 0.5 %)");
   }
   if (n["norm"]) {
-    const auto v = scalar<std::string>(c, n["norm"], "refine.norm", "l2 or max");
+    const auto v = scalar<std::string>(c, n["norm"], "refine.norm", "l2, max or probes");
     if (v == "l2") r.norm = RefineNorm::l2;
     else if (v == "max") r.norm = RefineNorm::max;
-    else c.fail("refine.norm", n["norm"], "use l2 (the error over the whole domain) or max (the largest element RMS error, relative to the largest value)");
+    else if (v == "probes") r.norm = RefineNorm::probes;
+    else c.fail("refine.norm", n["norm"], "use l2 (the error over the whole domain), max (the largest nodal error, relative to the "
+                                          "largest value) or probes (the largest error on the output.probes lines)");
   }
   if (n["quantity"]) {
     const auto q = scalar<std::string>(c, n["quantity"], "refine.quantity", "G, wall_flux, both or divq");
@@ -712,6 +724,21 @@ RefineSpec parse_refine(const Ctx& c, const YAML::Node& n, const CaseSpec& cs) {
            "h refinement re-meshes the case's geometry, and this case gives only mesh.file: give mesh.geo and mesh.size, or use "
            "strategy: p (raises the order on the same mesh)");
   return r;
+}
+
+// refine.norm: probes measures the quantity on the case's probe lines: G and div q on volume probes,
+// the wall flux on wall probes; a case without the kind it needs cannot be measured.
+void check_refine_probes(const Ctx& c, const YAML::Node& n, const RefineSpec& r, const std::vector<ProbeSpec>& probes) {
+  const bool volume = std::any_of(probes.begin(), probes.end(), [](const ProbeSpec& p) { return p.wall.empty(); });
+  const bool wall = std::any_of(probes.begin(), probes.end(), [](const ProbeSpec& p) { return !p.wall.empty(); });
+  const bool needs_volume = r.quantity != RefineQuantity::wall_flux, needs_wall = r.quantity == RefineQuantity::wall_flux || r.quantity == RefineQuantity::both;
+  if (needs_volume && !volume)
+    c.fail("refine.norm", n["norm"], fmt::format("probes measures {} on the volume probe lines, and output.probes has none: add a line "
+                                                 "{{name, from, to, points}} where you read the result, or use norm: l2 or max",
+                                                 r.quantity == RefineQuantity::both ? "G" : to_string(r.quantity)));
+  if (needs_wall && !wall)
+    c.fail("refine.norm", n["norm"], "probes measures the wall flux on the wall probe lines, and output.probes has none: add a line "
+                                     "{name, wall: GROUP, from, to, points}, or use norm: l2 or max");
 }
 
 // Keys a Monte Carlo run would accept and never read: each is an error naming the key and the method,
@@ -851,6 +878,7 @@ CaseSpec parse_case_checked(const std::string& yaml_text, const std::filesystem:
     cs.refine = parse_refine(c, root["refine"], cs);
     cs.output.error_indicator = true;  // each cycle estimates its error
     if (!root["output"] || !root["output"]["error_indicator"]) cs.output.error_indicator_where = cs.refine->where;
+    if (cs.refine->norm == RefineNorm::probes) check_refine_probes(c, root["refine"], *cs.refine, cs.output.probes);
   }
   if (cs.output.error_indicator) {
     const bool asked = root["output"] && root["output"]["error_indicator"];

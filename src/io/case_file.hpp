@@ -194,9 +194,11 @@ struct CollimatedSpec {
 // `quantity` is below `target`, for at most max_cycles solves and max_dofs unknowns per ordinate.
 enum class RefineQuantity { G, wall_flux, both, divq };
 enum class RefineStrategy { h, p };
-// l2: the estimated L2 error over the domain relative to the L2 norm; max: the largest element RMS
-// error relative to the largest |value| (a pointwise target, e.g. along a probe line).
-enum class RefineNorm { l2, max };
+// l2: the estimated L2 error over the domain relative to the L2 norm; max: the largest nodal
+// difference of orders p + 1 and p relative to the largest |value| (pointwise, anywhere); probes:
+// the largest difference at the points of the case's probe lines relative to the largest |value|
+// on each line (the values an engineer reads; needs output.probes).
+enum class RefineNorm { l2, max, probes };
 struct RefineSpec {
   double target = 0.005;
   RefineQuantity quantity = RefineQuantity::G;
@@ -207,6 +209,7 @@ struct RefineSpec {
   std::string where;
 };
 const char* to_string(RefineQuantity q);
+const char* to_string(RefineNorm n);
 
 struct CaseSpec {
   std::filesystem::path file;

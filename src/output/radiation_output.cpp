@@ -247,7 +247,6 @@ std::vector<double> with_wall_values(const problem::Walls& walls, std::span<cons
   return out;
 }
 
-// The mean over the wall faces at a point of a per-face-node field, interpolated on each face.
 double wall_value(const transport::Discretization& disc, const problem::Walls& walls, const std::vector<WallPoint>& hits,
                   std::span<const double> values) {
   const std::size_t nfp = walls.face_nodes();

@@ -116,6 +116,10 @@ struct GatheredProbes {
   std::vector<std::vector<double>> divq_shift;
 };
 
+// The mean over the wall faces at a point (hits) of a field given per boundary face node, interpolated on each face.
+double wall_value(const transport::Discretization& disc, const problem::Walls& walls, const std::vector<WallPoint>& hits,
+                  std::span<const double> values);
+
 // A nodal field's value at a located probe point: on a wall (hits non-empty) and where the walls'
 // values exist (wall: per boundary face node), theirs (GrayResult::wall_G; the mean of an edge's
 // walls), else the element's polynomial.

@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <map>
 #include <numbers>
 #include <string>
 
@@ -159,6 +161,112 @@ TEST(Refinement, MaxNormTargetBoundsThePointwiseError) {
   }
 }
 
+// The exact G of the cube at a point: sum over the set of w_m I_b (1 - exp(-kappa L_m)), with the
+// set read back from quadrature.csv (cube_case's `exact:`).
+double exact_cube_G(const std::map<std::string, std::vector<double>>& set, const std::array<double, 3>& x) {
+  double G = 0;
+  for (std::size_t m = 0; m < set.at("w").size(); ++m) {
+    const std::array<double, 3> s{set.at("sx")[m], set.at("sy")[m], set.at("sz")[m]};
+    double L = std::numeric_limits<double>::infinity();
+    for (int d = 0; d < 3; ++d)
+      if (s[d] != 0) L = std::min(L, s[d] > 0 ? x[d] / s[d] : (1 - x[d]) / -s[d]);
+    G += set.at("w")[m] * (1 - std::exp(-10 * L));
+  }
+  return G;
+}
+
+// The true largest error of G and div q = kappa (4 pi I_b - G) on a probe line, each relative to the
+// line's largest exact |value| (what refine.norm: probes estimates).
+std::pair<double, double> line_errors(const fs::path& out, const std::string& probe) {
+  const auto set = test_support::read_csv(out / "quadrature.csv");
+  const auto line = test_support::read_csv(out / "probes" / (probe + ".csv"));
+  double dG = 0, dD = 0, G = 0, D = 0;
+  for (std::size_t i = 0; i < line.at("x").size(); ++i) {
+    const double g = exact_cube_G(set, {line.at("x")[i], line.at("y")[i], line.at("z")[i]});
+    const double divq = 10 * (4 * std::numbers::pi - g);
+    dG = std::max(dG, std::abs(line.at("G")[i] - g));
+    dD = std::max(dD, std::abs(line.at("divq")[i] - divq));
+    G = std::max(G, std::abs(g));
+    D = std::max(D, std::abs(divq));
+  }
+  return {dG / G, dD / D};
+}
+
+const std::string kAxisProbe = ", probes: [{name: axis, from: [0, 0.5, 0.5], to: [1, 0.5, 0.5], points: 41}]";
+
+// The estimate on a probe line tracks the true largest error there: uniform runs (refine with
+// max_cycles 1 solves once), P1-P3 on two meshes, the line through both walls' boundary layers
+// (1/kappa = 0.1 m).
+TEST(Refinement, ProbeEstimateTracksTheLineError) {
+  for (const double size : {0.35, 0.2})
+    for (int order = 1; order <= 3; ++order) {
+      const auto r = run(fmt::format("cube_line_{}_{}", order, size),
+                         cube_case("{target: 1.0e-9, max_cycles: 1, norm: probes, quantity: divq}", order, size, kAxisProbe));
+      const auto [true_G, true_divq] = line_errors(r.out, "axis");
+      const auto& ind = r.summary["error_indicator"];
+      const double eff_G = ind["G_probes_relative"].get<double>() / true_G, eff_divq = ind["divq_probes_relative"].get<double>() / true_divq;
+      std::printf("P%d size %.2f: line error of G %.3e (effectivity %.3f), of div q %.3e (effectivity %.3f)\n", order, size, true_G, eff_G,
+                  true_divq, eff_divq);
+      EXPECT_GT(eff_G, 0.5);
+      EXPECT_LT(eff_G, 2.0);
+      EXPECT_GT(eff_divq, 0.5);
+      EXPECT_LT(eff_divq, 2.0);
+      EXPECT_TRUE(ind["wall_flux_probes_relative"].is_null());  // no wall line
+    }
+}
+
+// Cold black walls and no scattering: one order p + 1 sweep from any start is the order p + 1
+// solution, so the estimate at a probe point is exactly |value_{p+1} - value_p| / |value_p| there,
+// with the values the run writes: on a wall, G and div q with the walls' values (not the interior
+// trace), and the incident flux of a wall probe.
+TEST(Refinement, ProbeEstimateIsTheDifferenceOfTheWrittenValues) {
+  const std::string on_wall = "{name: on_wall, from: [0, 0.4, 0.55], to: [0, 0.4, 0.55], points: 1}, "
+                              "{name: wall, wall: xmin, from: [0, 0.4, 0.55], to: [0, 0.4, 0.55], points: 1}";
+  const std::string inside = "{name: inside, from: [0.3, 0.4, 0.55], to: [0.3, 0.4, 0.55], points: 1}";
+  auto body = [&](int order, bool indicator, const std::string& probes) {
+    return fmt::format("mesh: {{geo: {}, size: 0.35}}\norder: {}\nangular: {{quadrature: sn, order: 4}}\n"
+                       "media: {{\"*\": {{kappa: \"10\", Ib: \"1\"}}}}\nboundaries: {{\"*\": {{type: black, temperature: 0}}}}\n"
+                       "output: {{vtk: false, error_indicator: {}, probes: [{}]}}\n",
+                       kCube.string(), order, indicator, probes);
+  };
+  const auto hi = run("cube_points_p3", body(3, false, on_wall + ", " + inside));
+  auto relative = [&](const test_support::Run& p, const std::string& probe, const std::string& column) {
+    auto value = [&](const test_support::Run& r) { return test_support::read_csv(r.out / "probes" / (probe + ".csv")).at(column).at(0); };
+    return std::abs(value(hi) - value(p)) / std::abs(value(p));
+  };
+  for (const bool wall_points : {true, false}) {
+    const auto p = run(wall_points ? "cube_points_wall" : "cube_points_inside", body(2, true, wall_points ? on_wall : inside));
+    const std::string point = wall_points ? "on_wall" : "inside";
+    const auto& ind = p.summary["error_indicator"];
+    // 1e-6: the probe files hold 12 digits, and the differences are 1e-4 of the values.
+    EXPECT_NEAR(ind["G_probes_relative"].get<double>(), relative(p, point, "G"), 1e-6 * relative(p, point, "G")) << point;
+    EXPECT_NEAR(ind["divq_probes_relative"].get<double>(), relative(p, point, "divq"), 1e-6 * relative(p, point, "divq")) << point;
+    if (wall_points) {
+      EXPECT_NEAR(ind["wall_flux_probes_relative"].get<double>(), relative(p, "wall", "q_in"), 1e-6 * relative(p, "wall", "q_in"));
+    }
+  }
+}
+
+// norm: probes refines until the line's estimate meets the target; the true error on the line is
+// then within a factor 2 of it.
+TEST(Refinement, ProbeNormTargetIsMetOnTheLine) {
+  for (const char* strategy : {"h", "p"}) {
+    const auto r = run(fmt::format("cube_probes_{}", strategy),
+                       cube_case(fmt::format("{{target: 0.01, strategy: {}, norm: probes, quantity: divq}}", strategy), 2, 0.35, kAxisProbe));
+    const auto& ref = r.summary["refinement"];
+    ASSERT_TRUE(ref["target_reached"].get<bool>()) << ref.dump(1);
+    EXPECT_EQ(ref["norm"].get<std::string>(), "probes");
+    EXPECT_GE(ref["cycles"].size(), 2u);
+    const double estimate = r.summary["error_indicator"]["divq_probes_relative"].get<double>();
+    EXPECT_LE(estimate, 0.01);
+    EXPECT_DOUBLE_EQ(ref["cycles"].back()["estimate"].get<double>(), estimate);
+    const double truth = line_errors(r.out, "axis").second;
+    EXPECT_LT(truth, 0.02) << strategy;
+    std::printf("norm probes, %s: %zu cycles, %s tets, P%d, line error of div q %.3e, estimate %.3e\n", strategy, ref["cycles"].size(),
+                r.summary["mesh"]["elements"].dump().c_str(), r.summary["order"].get<int>(), truth, estimate);
+  }
+}
+
 // A nongray run refines on the indicator of its summed G: WSGG in the isothermal cube against the
 // exact summed intensity (tests/adapt/wsgg_cube.hpp), h and p.
 TEST(Refinement, NongrayRunReachesTheTarget) {
@@ -218,6 +326,11 @@ TEST(Refinement, BadInputNamesTheKey) {
   EXPECT_NE(msg.find("refine.strategy"), std::string::npos) << msg;
   msg = parse_error(geo + base + "refine: {norm: linf}\n");
   EXPECT_NE(msg.find("refine.norm"), std::string::npos) << msg;
+  msg = parse_error(geo + base + "refine: {norm: probes}\n");  // no probe line to measure on
+  EXPECT_NE(msg.find("refine.norm"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("output.probes"), std::string::npos) << msg;
+  msg = parse_error(geo + base + "refine: {norm: probes, quantity: wall_flux}\noutput: {probes: [{name: a, from: [0, 0, 0], to: [1, 1, 1], points: 3}]}\n");
+  EXPECT_NE(msg.find("wall probe"), std::string::npos) << msg;
   msg = parse_error(geo + base + "refine: {max_cycle: 3}\n");
   EXPECT_NE(msg.find("max_cycle"), std::string::npos) << msg;
   msg = parse_error(geo + "order: 2\ndirections: [[1, 0, 0]]\nmedia: {\"*\": {kappa: \"1\", Ib: \"1\"}}\nboundaries: {\"*\": {type: black}}\n"
