@@ -6,9 +6,11 @@
 #include "gas/spectral_model.hpp"
 #include "problem/problem.hpp"
 #include "solver/collimated.hpp"
+#include "spectral/spectral_solver.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,12 +37,17 @@ std::vector<double> scatter_wall_values(const Distributed& d, const problem::Wal
                                         const problem::Walls* global);
 
 // What rank 0 holds of the whole problem (null elsewhere): the medium, walls and collimated beams of
-// the global mesh, and the gas model it loaded.
+// the global mesh, and the gas model it loaded. A nongray run's error indicator: the order p + 1
+// companion of the global mesh (its problem is built for each spectral point beside rank 0's piece),
+// and what rank 0 does with each point's solution gathered from every rank (the whole mesh's
+// intensities, G and walls' G) together with the point's companion problem.
 struct RootProblem {
   const problem::Medium* medium = nullptr;
   const problem::Walls* walls = nullptr;
   const solver::Collimated* beams = nullptr;
   gas::SpectralModel* model = nullptr;
+  const spectral::SpectralCompanion* companion = nullptr;
+  std::function<void(const solver::GrayResult& gathered, const spectral::PointProblem* companion)> point_gathered;
 };
 
 // Rank 0's collimated beams (solved on the whole mesh) as every rank's solve needs them: the beams'

@@ -700,6 +700,21 @@ solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angul
   if (model) {
     spectral::SpectralOptions so;
     so.block_bytes = static_cast<std::size_t>(cs.solver.spectral_block_mb * 1024.0 * 1024.0);
+    // The error indicator sweeps each point's whole-mesh solution at order p + 1 on rank 0: every
+    // rank sends its owned part as each point is solved.
+    int gather_points = root && root->point_gathered ? 1 : 0;
+    MPI_Bcast(&gather_points, 1, MPI_INT, 0, PETSC_COMM_WORLD);
+    if (gather_points) {
+      if (root) so.companion = root->companion;
+      so.point_solved = [&](int, const problem::Medium&, const problem::Walls& point_walls, const solver::GrayResult& r,
+                            const spectral::PointProblem* companion) {
+        solver::GrayResult whole;
+        for (const auto& I : r.intensities) whole.intensities.push_back(gather_to_root(d, np, std::span<const double>(I).first(owned)));
+        whole.G = gather_to_root(d, np, std::span<const double>(r.G).first(owned));
+        whole.wall_G = gather_wall_values(d, point_walls, r.wall_G, global_walls);
+        if (root) root->point_gathered(whole, companion);
+      };
+    }
     *spectral_run = spectral::solve_spectral(disc, quad, medium, walls, *model, go, so, go.progress ? s.log : decltype(s.log){});
     res = std::move(spectral_run->total);
     auto& f = spectral_run->fields;  // div q_from_q and the face areas: rank 0 recomputes them globally
@@ -761,9 +776,6 @@ struct NongrayIndicator {
 nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* distributed = nullptr) {
   const auto& cs = s.cs;
   const auto& disc = s.disc;
-  if (distributed && cs.output.error_indicator)
-    throw InputError(fmt::format("{}: the error indicator runs on one process (its order p + 1 sweeps are not distributed); "
-                                 "run without mpirun or remove it", cs.output.error_indicator_where));
   const auto quad = problem::build_quadrature(*cs.angular);
   nlohmann::json parallel_json;
   if (distributed && distributed->rank != 0) {
@@ -858,7 +870,14 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
         if (nongray_indicator) nongray_indicator->estimator.add(*companion->medium, *companion->walls, r);
       };
     if (distributed) {
-      const RootProblem root{&medium, &walls, nullptr, model.spectral.get()};
+      RootProblem root;
+      root.medium = &medium, root.walls = &walls, root.model = model.spectral.get();
+      if (nongray_indicator) {
+        root.companion = &nongray_indicator->companion;
+        root.point_gathered = [&](const solver::GrayResult& whole, const spectral::PointProblem* companion) {
+          nongray_indicator->estimator.add(*companion->medium, *companion->walls, whole);
+        };
+      }
       result = solve_distributed(s, *distributed, quad, go, &root, &spectral_run, parallel_json);
       const auto global = output::radiation_fields(disc, medium, walls, result);  // the DG divergence needs neighbours
       spectral_run.fields.divq_from_q = global.divq_from_q;
@@ -869,7 +888,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     }
     fields = std::move(spectral_run.fields);
   } else {
-    const RootProblem root{&medium, &walls, &beams, nullptr};
+    RootProblem root;
+    root.medium = &medium, root.walls = &walls, root.beams = &beams;
     result = distributed ? solve_distributed(s, *distributed, quad, go, &root, nullptr, parallel_json)
                          : solver::solve_gray(disc, quad, medium, walls, go, &beams);
     fields = output::radiation_fields(disc, medium, walls, result);
@@ -1536,14 +1556,13 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
 }  // namespace
 
 // What runs distributed so far (issue 14): `directions:` and `angular:` runs (gray or with a gas
-// model, collimated beams, final gather, positivity limiter) on the CPU.
+// model, collimated beams, final gather, positivity limiter, error indicator) on the CPU.
 // Anything else under mpirun is an input error rather than N copies of the whole run.
 void require_distributable(const io::CaseSpec& cs, int ranks) {
   std::string why;
   if (cs.solver.monte_carlo()) why = "solver.method: montecarlo";
   else if (cs.solver.backend != "cpu") why = "solver.backend: " + cs.solver.backend;
   else if (cs.refine) why = "refine:";
-  else if (cs.output.error_indicator) why = "output.error_indicator";
   else if (cs.angular && cs.solver.positivity && cs.solver.outer != io::OuterMethod::source_iteration)
     // One process without scattering or diffuse walls sweeps once; distributed, the partition faces'
     // inflow is an outer unknown, and a Krylov method needs a linear sweep (the limiter is not).

@@ -3,7 +3,8 @@
 and inflow walls with two directions) gives the 1-process answer on 2 and 3 processes: the same
 error norms and probe values to the solver tolerance; so does an angular case with anisotropic
 scattering and diffusely and specularly reflecting walls, with every outer and inner solver, and
-its energy balance holds; so do a WSGG furnace, collimated beams and the final gather; a case that does not run distributed yet stops every rank with exit
+its energy balance holds; so do a WSGG furnace, collimated beams, the final gather and the error
+indicator (gray and nongray); a case that does not run distributed yet stops every rank with exit
 code 1 and one message, never a hang.
 
   distributed_runs.py --dgrte build/src/app/dgrte
@@ -93,7 +94,8 @@ def check_vtk_outputs(name, outs, failures):
 def scattering_cases(dgrte, tmp, failures):
     """The scattering case with reflecting walls: every outer and inner solver on 1, 2 and 3 ranks
     gives the one-process probes and energy balance to the outer tolerance (1e-10); the first
-    variant's solution.vtu and walls.vtu read back like the one-process files."""
+    variant's solution.vtu and walls.vtu read back like the one-process files, and its error indicator
+    (order p + 1 sweeps of the gathered solution, scattering iterated) is the one-process estimate."""
     variants = [("GMRES, sweeps", {}), ("GMRES, Bi-CGSTAB", {"inner": "bicgstab"}),
                 ("GMRES, sweep-preconditioned Bi-CGSTAB", {"inner": "bicgstab", "preconditioner": "sweep"}),
                 ("source iteration, sweeps", {"outer": "source-iteration"}),
@@ -102,6 +104,7 @@ def scattering_cases(dgrte, tmp, failures):
         case = yaml.safe_load(SCATTERING)
         case["solver"].update(solver)
         case["output"]["vtk"] = not solver
+        case["output"]["error_indicator"] = not solver
         results = run_on_ranks(dgrte, tmp, f"scattering, {name}", case, failures, ["axis", "wall"])
         if case["output"]["vtk"] and all(r in results for r in [1, 2, 3]):
             stem = f"scattering_{name}".replace(" ", "_").replace(",", "")
@@ -129,6 +132,17 @@ def compare_runs(name, results, probes, failures, tolerance=1e-8):
             a, b = s["energy_balance"][key], ref["energy_balance"][key]
             if abs(a - b) > tolerance * abs(ref["energy_balance"]["scale_W"]):
                 failures.append(f"{name}: energy_balance.{key} on {ranks} ranks {a} vs {b}")
+        # The error indicator (order p + 1 sweeps of the gathered solution on rank 0): the
+        # one-process estimates, to what the solver tolerance leaves of them.
+        if "error_indicator" in ref:
+            if "error_indicator" not in s:
+                failures.append(f"{name}: no error_indicator in summary.json on {ranks} ranks")
+                continue
+            for key in ["G_relative", "wall_flux_relative", "divq_relative", "G_max_relative", "G_probes_relative",
+                        "divq_probes_relative", "wall_flux_probes_relative", "problems"]:
+                a, b = s["error_indicator"][key], ref["error_indicator"][key]
+                if a is None or b is None or abs(a - b) > 1e-6 * abs(b):
+                    failures.append(f"{name}: error_indicator.{key} on {ranks} ranks {a} vs {b} on one")
 
 
 def run_on_ranks(dgrte, tmp, name, case, failures, probe_names):
@@ -156,15 +170,17 @@ def run_on_ranks(dgrte, tmp, name, case, failures, probe_names):
 
 
 def more_physics(dgrte, tmp, failures):
-    """A nongray gas (WSGG: 5 gray solves), collimated beams (solved on rank 0, sent to the ranks)
+    """A nongray gas (WSGG: 5 gray solves; with its error indicator, each point's solution gathered
+    on rank 0 and swept at order p + 1 there), collimated beams (solved on rank 0, sent to the ranks)
     and the final gather (rank 0, rays through the gathered DG source) give the one-process answer
     on 2 and 3 ranks."""
     case = yaml.safe_load((REPO / "docs" / "examples" / "furnace_wsgg.yaml").read_text())
     case["mesh"] = {"geo": str(REPO / "docs" / "examples" / "furnace.geo"), "size": 0.35}
     case["angular"] = {"quadrature": "sn-heat", "order": 4}
     case["solver"]["outer_tolerance"] = 1e-10
-    case["output"] = {"vtk": False, "probes": [{"name": "axis", "from": [0.5, 0.5, 0], "to": [0.5, 0.5, 2], "points": 11},
-                                               {"name": "side_wall", "from": [0, 0.5, 0], "to": [0, 0.5, 2], "points": 11, "wall": "side_walls"}]}
+    case["output"] = {"vtk": False, "error_indicator": True,
+                      "probes": [{"name": "axis", "from": [0.5, 0.5, 0], "to": [0.5, 0.5, 2], "points": 11},
+                                 {"name": "side_wall", "from": [0, 0.5, 0], "to": [0, 0.5, 2], "points": 11, "wall": "side_walls"}]}
     results = run_on_ranks(dgrte, tmp, "WSGG furnace", case, failures, ["axis", "side_wall"])
     if 1 in results:  # spectral.csv: every point's volume and wall-group totals, summed over the ranks
         ref = probe(tmp / "WSGG_furnace_1" / "spectral.csv")
