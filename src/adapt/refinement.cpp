@@ -88,19 +88,64 @@ std::vector<bool> mark_elements(const ErrorIndicator& ind, const io::RefineSpec&
   return marked;
 }
 
-mesh::SizeField refined_size_field(const mesh::TetMesh& mesh, const std::vector<bool>& marked) {
+namespace {
+
+// x located in `locator`'s mesh; a point just outside it (a curved wall meshed anew) is moved
+// towards `inside` (a point of the element it belongs to) until it is in.
+std::optional<transport::PointLocator::Location> locate_near(const transport::PointLocator& locator, const Vec3& x, const Vec3& inside) {
+  std::optional<transport::PointLocator::Location> loc = locator.locate(x);
+  for (double t = 1e-6; !loc && t <= 1; t *= 10) {
+    const Vec3 y{x[0] + t * (inside[0] - x[0]), x[1] + t * (inside[1] - x[1]), x[2] + t * (inside[2] - x[2])};
+    loc = locator.locate(y);
+  }
+  return loc;
+}
+
+Vec3 centroid(const mesh::TetMesh& mesh, std::size_t e) {
+  Vec3 c{};
+  for (int v : mesh.tets[e])
+    for (int d = 0; d < 3; ++d) c[static_cast<std::size_t>(d)] += 0.25 * mesh.vertices[static_cast<std::size_t>(v)][static_cast<std::size_t>(d)];
+  return c;
+}
+
+}  // namespace
+
+std::vector<double> requested_sizes(const mesh::TetMesh& mesh, const mesh::SizeField* previous, double size) {
+  std::vector<double> out(mesh.vertices.size(), size);
+  if (!previous) return out;
+  const auto& pm = *previous->mesh;
+  if (previous->vertex_size.size() != pm.vertices.size()) throw std::logic_error("requested_sizes: one size per vertex");
+  const auto disc = transport::make_discretization(pm, 1);
+  const transport::PointLocator locator(disc);
+  std::vector<bool> done(mesh.vertices.size(), false);
+  for (std::size_t e = 0; e < mesh.tets.size(); ++e) {
+    const Vec3 c = centroid(mesh, e);
+    for (int v : mesh.tets[e]) {
+      const auto k = static_cast<std::size_t>(v);
+      if (done[k]) continue;
+      done[k] = true;
+      const auto loc = locate_near(locator, mesh.vertices[k], c);
+      if (!loc) continue;  // not in the previous mesh at all: the uniform size
+      // Linear in the previous tet: barycentrics from the reference coordinates (vertex 0 at r = s = t = -1).
+      const double r = loc->rst(0, 0), s_ = loc->rst(0, 1), t = loc->rst(0, 2);
+      const std::array<double, 4> lam{-(1 + r + s_ + t) / 2, (1 + r) / 2, (1 + s_) / 2, (1 + t) / 2};
+      double h = 0;
+      for (std::size_t i = 0; i < 4; ++i) h += lam[i] * previous->vertex_size[static_cast<std::size_t>(pm.tets[loc->element][i])];
+      out[k] = std::min(h, size);
+    }
+  }
+  return out;
+}
+
+mesh::SizeField refined_size_field(const mesh::TetMesh& mesh, const std::vector<bool>& marked, std::span<const double> requested) {
   if (marked.size() != mesh.tets.size()) throw std::logic_error("refined_size_field: one mark per element");
+  if (requested.size() != mesh.vertices.size()) throw std::logic_error("refined_size_field: one requested size per vertex");
   mesh::SizeField f{&mesh, std::vector<double>(mesh.vertices.size(), std::numeric_limits<double>::infinity())};
   for (std::size_t e = 0; e < mesh.tets.size(); ++e) {
     const auto& t = mesh.tets[e];
-    double edges = 0;
-    for (int a = 0; a < 4; ++a)
-      for (int b = a + 1; b < 4; ++b) {
-        const auto& p = mesh.vertices[static_cast<std::size_t>(t[static_cast<std::size_t>(a)])];
-        const auto& r = mesh.vertices[static_cast<std::size_t>(t[static_cast<std::size_t>(b)])];
-        edges += std::sqrt((p[0] - r[0]) * (p[0] - r[0]) + (p[1] - r[1]) * (p[1] - r[1]) + (p[2] - r[2]) * (p[2] - r[2]));
-      }
-    const double h = edges / 6 * (marked[e] ? 0.5 : 1.0);
+    double h = 0;
+    for (int v : t) h += 0.25 * requested[static_cast<std::size_t>(v)];
+    if (marked[e]) h *= 0.5;
     for (int v : t) f.vertex_size[static_cast<std::size_t>(v)] = std::min(f.vertex_size[static_cast<std::size_t>(v)], h);
   }
   return f;
@@ -113,18 +158,9 @@ std::vector<std::vector<double>> transfer_fields(const transport::Discretization
   std::vector<std::vector<double>> out(fields.size(), std::vector<double>(to.num_dofs(), 0.0));
   parallel_for(static_cast<long>(to.num_elements()), 2, [&](long ei) {
     const auto e = static_cast<std::size_t>(ei);
-    const auto v = to.element_vertices(e);
-    Vec3 c{};
-    for (const auto& x : v)
-      for (int d = 0; d < 3; ++d) c[static_cast<std::size_t>(d)] += 0.25 * x[static_cast<std::size_t>(d)];
+    const Vec3 c = centroid(*to.mesh, e);
     for (std::size_t i = 0; i < np_to; ++i) {
-      const Vec3& x = to.node_position[e * np_to + i];
-      std::optional<transport::PointLocator::Location> loc = locator.locate(x);
-      // Outside `from` (a curved wall meshed anew): step towards this element's centroid until inside.
-      for (double t = 1e-6; !loc && t <= 1; t *= 10) {
-        const Vec3 y{x[0] + t * (c[0] - x[0]), x[1] + t * (c[1] - x[1]), x[2] + t * (c[2] - x[2])};
-        loc = locator.locate(y);
-      }
+      const auto loc = locate_near(locator, to.node_position[e * np_to + i], c);
       if (!loc) continue;  // not in `from` at all: no guess (zero) for this node
       const Eigen::RowVectorXd row = from.ref.interpolation_matrix(loc->rst);
       for (std::size_t m = 0; m < fields.size(); ++m) {

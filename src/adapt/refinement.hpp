@@ -7,6 +7,7 @@
 #include "mesh/tet_mesh.hpp"
 #include "transport/discretization.hpp"
 
+#include <span>
 #include <vector>
 
 namespace dgrte::adapt {
@@ -31,9 +32,17 @@ std::vector<double> marking_indicator(const ErrorIndicator& ind, io::RefineQuant
 // target (element_probe_*).
 std::vector<bool> mark_elements(const ErrorIndicator& ind, const io::RefineSpec& spec);
 
-// The size field of the next mesh: per element its mean edge length, halved where marked; at each
-// vertex the smallest of its elements' (a refined element's neighbours grade towards it).
-mesh::SizeField refined_size_field(const mesh::TetMesh& mesh, const std::vector<bool>& marked);
+// The size each vertex of `mesh` was meshed with: what Gmsh was asked for, `previous` (the field that
+// made `mesh`, on the mesh before it) interpolated at the vertex, or `size` everywhere when `mesh` was
+// made with a uniform size (previous null). Why not the measured edges: Gmsh's edges come out
+// somewhat longer than asked, and sizes taken from them again each cycle would coarsen the unmarked
+// elements cycle by cycle.
+std::vector<double> requested_sizes(const mesh::TetMesh& mesh, const mesh::SizeField* previous, double size);
+
+// The size field of the next mesh: per element the mean of its vertices' requested sizes, halved
+// where marked; at each vertex the smallest of its elements' (a refined element's neighbours grade
+// towards it).
+mesh::SizeField refined_size_field(const mesh::TetMesh& mesh, const std::vector<bool>& marked, std::span<const double> requested);
 
 // Fields of `from` (one per ordinate, nodal) evaluated at the nodes of `to` (another mesh of the same
 // domain, or another order): each node's value by the polynomial of the element of `from` that

@@ -1150,6 +1150,8 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
   std::string stop;
   bool reached = false;
   double remesh_seconds = 0;  // the re-meshing that made this cycle's mesh (h)
+  mesh::TetMesh previous_mesh;  // h: the mesh before this cycle's, and the size field on it that made this cycle's
+  mesh::SizeField size_field;
   for (int cycle = 1;; ++cycle) {
     const auto t0 = Clock::now();
     s.disc = transport::make_discretization(s.mesh, s.cs.order);
@@ -1196,7 +1198,15 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
       s.cs.order += 1;
     } else {
       const auto t_mesh = Clock::now();
-      auto next_mesh = mesh::mesh_geo(s.cs.mesh.geo, s.cs.mesh.size, adapt::refined_size_field(s.mesh, marked));
+      const auto requested = adapt::requested_sizes(s.mesh, size_field.mesh ? &size_field : nullptr, s.cs.mesh.size);
+      auto next_field = adapt::refined_size_field(s.mesh, marked, requested);
+      mesh::TetMesh next_mesh;
+      try {
+        next_mesh = mesh::mesh_geo(s.cs.mesh.geo, s.cs.mesh.size, next_field);
+      } catch (const InputError& e) {  // Gmsh failed on the size field: the last cycle's outputs stand
+        stop = fmt::format("re-meshing with the refined size field failed ({})", e.what());
+        break;
+      }
       remesh_seconds = seconds_since(t_mesh);
       const std::size_t next = next_mesh.num_elements() * static_cast<std::size_t>(s.disc.num_nodes());
       if (rs.max_dofs > 0 && next > rs.max_dofs) {
@@ -1206,6 +1216,9 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
       }
       const auto next_disc = transport::make_discretization(next_mesh, s.cs.order);
       guess = adapt::transfer_fields(s.disc, next_disc, s.intensities);
+      // The field that made the next mesh, on the mesh it was built on: the next cycle's requested sizes.
+      previous_mesh = std::move(s.mesh);
+      size_field = {&previous_mesh, std::move(next_field.vertex_size)};
       s.mesh = std::move(next_mesh);
     }
     s.intensities.clear();

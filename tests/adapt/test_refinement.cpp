@@ -46,7 +46,7 @@ TEST(Refinement, SizeFieldHalvesMarkedElementsAndTheNewMeshFollowsIt) {
       for (int d = 0; d < 3; ++d) c[static_cast<std::size_t>(d)] += 0.25 * mesh.vertices[static_cast<std::size_t>(v)][static_cast<std::size_t>(d)];
     marked[e] = c[0] < 0.5 && c[1] < 0.5 && c[2] < 0.5;
   }
-  const auto field = adapt::refined_size_field(mesh, marked);
+  const auto field = adapt::refined_size_field(mesh, marked, adapt::requested_sizes(mesh, nullptr, 0.5));
   ASSERT_EQ(field.vertex_size.size(), mesh.vertices.size());
   for (double h : field.vertex_size) EXPECT_TRUE(h > 0 && h < 1.0);
   const auto finer = mesh::mesh_geo(kCube, 0.5, field);
@@ -65,6 +65,29 @@ TEST(Refinement, SizeFieldHalvesMarkedElementsAndTheNewMeshFollowsIt) {
   };
   EXPECT_GT(count_in(finer, true), 2 * count_in(finer, false));
   EXPECT_EQ(finer.surface_groups.size(), mesh.surface_groups.size());  // physical groups kept
+}
+
+// Re-meshing with nothing marked asks Gmsh for the sizes that made the mesh, so the mesh stays as it
+// is; sizes measured from the edges instead drift (measured: one re-mesh with the elements' mean edge
+// lengths took this 0.2 m cube from 746 to 844 elements, and the Liu box fell 70k -> 62k -> 55k over
+// cycles that marked few elements).
+TEST(Refinement, RemeshingWithoutMarksKeepsTheMesh) {
+  mesh::TetMesh current = mesh::mesh_geo(kCube, 0.2), previous;
+  const std::size_t first = current.num_elements();
+  mesh::SizeField field;
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    const auto requested = adapt::requested_sizes(current, field.mesh ? &field : nullptr, 0.2);
+    for (double h : requested) ASSERT_NEAR(h, 0.2, 1e-9);  // interpolating a constant request
+    auto next_field = adapt::refined_size_field(current, std::vector<bool>(current.num_elements(), false), requested);
+    auto next = mesh::mesh_geo(kCube, 0.2, next_field);
+    previous = std::move(current);
+    field = {&previous, std::move(next_field.vertex_size)};
+    current = std::move(next);
+    const double ratio = static_cast<double>(current.num_elements()) / static_cast<double>(first);
+    std::printf("re-mesh %d without marks: %zu elements (first %zu, ratio %.3f)\n", cycle + 1, current.num_elements(), first, ratio);
+    EXPECT_GT(ratio, 0.9);
+    EXPECT_LT(ratio, 1.1);
+  }
 }
 
 // A polynomial of degree <= p moves between meshes (and orders) exactly.
@@ -142,8 +165,12 @@ TEST(Refinement, DivqTargetIsMetAndIsTheStricterOne) {
 TEST(Refinement, MaxNormTargetBoundsThePointwiseError) {
   // The cube's boundary layers (1/kappa = 0.1 m) and edge kinks make the pointwise error large on
   // coarse meshes: targets of 5 % (p) and 10 % (h) keep the test short.
+  // The maximum strategy marks only the elements above the target, and at the kinks along the
+  // characteristics from the edges the pointwise error falls like h: h needs 8 cycles here (10,647
+  // tets), hence max_cycles 9.
   for (const auto& [strategy, target] : {std::pair{"p", 0.05}, std::pair{"h", 0.1}}) {
-    const auto r = run(fmt::format("cube_max_{}", strategy), cube_case(fmt::format("{{target: {}, strategy: {}, norm: max}}", target, strategy), 2, 0.35));
+    const auto r = run(fmt::format("cube_max_{}", strategy),
+                       cube_case(fmt::format("{{target: {}, strategy: {}, norm: max, max_cycles: 9}}", target, strategy), 2, 0.35));
     const auto& ref = r.summary["refinement"];
     ASSERT_TRUE(ref["target_reached"].get<bool>()) << ref.dump(1);
     EXPECT_EQ(ref["norm"].get<std::string>(), "max");
