@@ -14,7 +14,8 @@ Errors (gray_slab.py's exact E_n solution): max |dq*/dtau| along the axis relati
 (101 points, the wall points included), its spatial part (against the set's discrete-ordinates
 limit), and the mean net flux into the wall x = 0 relative to the exact value.
 
-    /usr/bin/python3 validation/adaptive_refinement/slab.py --dgrte build/src/app/dgrte     # slab_results.md/json
+    /usr/bin/python3 validation/adaptive_refinement/slab.py --dgrte build/src/app/dgrte \
+        --json benchmarks/results/adaptive-refinement-slab-2026-11-28.json     # slab_results.md/json
 """
 import argparse
 import json
@@ -87,6 +88,7 @@ def main():
     ap.add_argument("--dgrte", default=None)
     ap.add_argument("--target", type=float, default=0.005)
     ap.add_argument("--work", default="/tmp/dgrte-adaptive-slab")
+    ap.add_argument("--json", default=None, help="also write the rows here (benchmarks/results/...)")
     a = ap.parse_args()
     dgrte = dio.find_dgrte(a.dgrte)
     work = pathlib.Path(a.work)
@@ -112,6 +114,10 @@ def main():
             "cycles; uniform: without the indicator); 2-core machine.\n\n")
     dio.write_text_atomic(HERE / "slab_results.md", head + table(rows) + "\n")
     dio.write_text_atomic(HERE / "slab_results.json", json.dumps({"target": a.target, "rows": rows}, indent=1) + "\n")
+    if a.json:
+        dio.write_text_atomic(pathlib.Path(a.json), json.dumps(
+            {"case": "tau_L = 10 gray slab (Coelho 2005), product 16 x 8, exact E_n solution", "target": a.target, "rows": rows},
+            indent=1) + "\n")
 
 if __name__ == "__main__":
     main()
