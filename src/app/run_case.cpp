@@ -1124,7 +1124,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                         {"spectral", model.spectral ? "spectral.csv" : ""}};
   finish(s, summary, setup_seconds, solve_seconds, t_out, gather_seconds);
   s.indicator = std::move(indicator);
-  if (cs.refine) s.intensities = std::move(result.intensities);
+  if (cs.refine && !distributed) s.intensities = std::move(result.intensities);  // the next cycle's start (one process)
   return summary;
 }
 
@@ -1138,12 +1138,30 @@ std::string marking_rule(io::RefineNorm norm) {
   return fmt::format("Doerfler, fraction {}", adapt::kMarkingFraction);
 }
 
+// Read once (rank 0), partition, send each rank its piece of s.mesh; rank 0 keeps the global mesh
+// and builds the discretisation for the outputs. Collective.
+Distributed distribute(Setup& s, int rank, int ranks) {
+  Distributed d;
+  d.rank = rank, d.ranks = ranks;
+  d.local = parallel::distribute_mesh(PETSC_COMM_WORLD, rank == 0 ? &s.mesh : nullptr, "auto", &d.partitioner);
+  long fewest = static_cast<long>(d.local.num_owned);
+  MPI_Allreduce(MPI_IN_PLACE, &fewest, 1, MPI_LONG, MPI_MIN, PETSC_COMM_WORLD);
+  if (fewest == 0)
+    throw InputError(fmt::format("{}: {} MPI processes for a mesh of {} elements: a process would own none; run with fewer processes",
+                                 s.cs.file.string(), ranks, d.local.global_elements));
+  if (rank == 0) s.disc = transport::make_discretization(s.mesh, s.cs.order);
+  s.log(fmt::format("  {} ranks, partitioner {}: rank 0 owns {} of {} elements (+ {} ghosts)", ranks, d.partitioner, d.local.num_owned,
+                    d.local.global_elements, d.local.num_ghosts()));
+  return d;
+}
+
 // `refine:` (issue 32): cycles of solve (run_angular, which writes the cycle's outputs over the last
 // one's), estimate (its error indicator), mark (Doerfler) and refine (h: re-mesh the .geo with a size
 // field; p: one order more), until the estimate meets refine.target, or max_cycles, max_dofs or the
 // highest order stops it. The last solved cycle's outputs stay; summary.json gains `refinement`.
 nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
   const io::RefineSpec rs = *s.cs.refine;
+  const auto [rank, ranks] = mpi_rank_and_size();
   nlohmann::json cycles = nlohmann::json::array();
   nlohmann::json summary;
   std::vector<std::vector<double>> guess;
@@ -1152,14 +1170,9 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
   double remesh_seconds = 0;  // the re-meshing that made this cycle's mesh (h)
   mesh::TetMesh previous_mesh;  // h: the mesh before this cycle's, and the size field on it that made this cycle's
   mesh::SizeField size_field;
-  for (int cycle = 1;; ++cycle) {
-    const auto t0 = Clock::now();
-    s.disc = transport::make_discretization(s.mesh, s.cs.order);
-    s.initial_intensities = guess.empty() ? nullptr : &guess;
-    s.log(fmt::format("refinement cycle {}: {} tets, order {}, {} unknowns per ordinate", cycle, s.disc.num_elements(), s.cs.order,
-                      s.disc.num_dofs()));
-    summary = run_angular(s, opt);
-    guess.clear();
+  // Rank 0's decision after a cycle (it holds the mesh, the summary and the indicator): refine the
+  // mesh or the order for another cycle (true), or stop (false, with `stop` and `reached` set).
+  auto refine_again = [&](int cycle, const Clock::time_point t0) {
     const auto& ind = *s.indicator;
     const double estimate = adapt::relative_estimate(ind, rs.quantity, rs.norm);
     cycles.push_back({{"cycle", cycle}, {"elements", s.disc.num_elements()}, {"order", s.cs.order}, {"dofs", s.disc.num_dofs()},
@@ -1176,22 +1189,22 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
     if (estimate <= rs.target) {
       reached = true;
       stop = "target reached";
-      break;
+      return false;
     }
     if (cycle >= rs.max_cycles) {
       stop = fmt::format("refine.max_cycles ({}) solved", rs.max_cycles);
-      break;
+      return false;
     }
     const auto marked = adapt::mark_elements(ind, rs);
     if (rs.strategy == io::RefineStrategy::p) {
       if (s.cs.order + 1 > dg::kMaxOrder - 1) {
         stop = fmt::format("order {} reached: the error indicator of order {} needs p + 1 <= {}", s.cs.order, s.cs.order, dg::kMaxOrder);
-        break;
+        return false;
       }
       const std::size_t next = s.disc.num_elements() * static_cast<std::size_t>(dg::tet_num_nodes(s.cs.order + 1));
       if (rs.max_dofs > 0 && next > rs.max_dofs) {
         stop = fmt::format("refine.max_dofs ({}): order {} would have {} unknowns per ordinate", rs.max_dofs, s.cs.order + 1, next);
-        break;
+        return false;
       }
       const auto hi = dg::ReferenceTet::build(s.cs.order + 1);
       for (const auto& u : s.intensities) guess.push_back(adapt::prolong(s.disc.ref, hi, u));
@@ -1205,24 +1218,44 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
         next_mesh = mesh::mesh_geo(s.cs.mesh.geo, s.cs.mesh.size, next_field);
       } catch (const InputError& e) {  // Gmsh failed on the size field: the last cycle's outputs stand
         stop = fmt::format("re-meshing with the refined size field failed ({})", e.what());
-        break;
+        return false;
       }
       remesh_seconds = seconds_since(t_mesh);
       const std::size_t next = next_mesh.num_elements() * static_cast<std::size_t>(s.disc.num_nodes());
       if (rs.max_dofs > 0 && next > rs.max_dofs) {
         stop = fmt::format("refine.max_dofs ({}): the refined mesh ({} tets) would have {} unknowns per ordinate", rs.max_dofs,
                            next_mesh.num_elements(), next);
-        break;
+        return false;
       }
-      const auto next_disc = transport::make_discretization(next_mesh, s.cs.order);
-      guess = adapt::transfer_fields(s.disc, next_disc, s.intensities);
+      if (!s.intensities.empty()) {  // a distributed cycle starts from zero (GrayOptions::initial_intensities: one process)
+        const auto next_disc = transport::make_discretization(next_mesh, s.cs.order);
+        guess = adapt::transfer_fields(s.disc, next_disc, s.intensities);
+      }
       // The field that made the next mesh, on the mesh it was built on: the next cycle's requested sizes.
       previous_mesh = std::move(s.mesh);
       size_field = {&previous_mesh, std::move(next_field.vertex_size)};
       s.mesh = std::move(next_mesh);
     }
+    return true;
+  };
+  for (int cycle = 1;; ++cycle) {
+    const auto t0 = Clock::now();
+    // Under mpirun each cycle's mesh is partitioned anew (rank 0 refines it); the ranks solve it.
+    std::optional<Distributed> distributed;
+    if (ranks > 1) distributed.emplace(distribute(s, rank, ranks));
+    else s.disc = transport::make_discretization(s.mesh, s.cs.order);
+    s.initial_intensities = guess.empty() ? nullptr : &guess;
+    s.log(fmt::format("refinement cycle {}: {} tets, order {}, {} unknowns per ordinate", cycle, s.disc.num_elements(), s.cs.order,
+                      s.disc.num_dofs()));
+    summary = run_angular(s, opt, distributed ? &*distributed : nullptr);
+    guess.clear();
+    int next[2] = {rank == 0 && refine_again(cycle, t0) ? 1 : 0, s.cs.order};
+    if (ranks > 1) MPI_Bcast(next, 2, MPI_INT, 0, PETSC_COMM_WORLD);
+    s.cs.order = next[1];
     s.intensities.clear();
+    if (!next[0]) break;
   }
+  if (rank != 0) return {};
   if (!reached)
     s.warnings.push_back(fmt::format("{}: refinement stopped before the target: {}; the estimated relative error of {} is {:.3e} "
                                      "(target {:.3e}); the outputs are the last cycle's",
@@ -1569,13 +1602,12 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
 }  // namespace
 
 // What runs distributed so far (issue 14): `directions:` and `angular:` runs (gray or with a gas
-// model, collimated beams, final gather, positivity limiter, error indicator) on the CPU.
+// model, collimated beams, final gather, positivity limiter, error indicator, adaptive refinement) on the CPU.
 // Anything else under mpirun is an input error rather than N copies of the whole run.
 void require_distributable(const io::CaseSpec& cs, int ranks) {
   std::string why;
   if (cs.solver.monte_carlo()) why = "solver.method: montecarlo";
   else if (cs.solver.backend != "cpu") why = "solver.backend: " + cs.solver.backend;
-  else if (cs.refine) why = "refine:";
   else if (cs.angular && cs.solver.positivity && cs.solver.outer != io::OuterMethod::source_iteration)
     // One process without scattering or diffuse walls sweeps once; distributed, the partition faces'
     // inflow is an outer unknown, and a Krylov method needs a linear sweep (the limiter is not).
@@ -1620,23 +1652,11 @@ static nlohmann::json run_case_unguarded(const RunOptions& opt) {
           s.mesh.source, group.name.empty() ? fmt::format("#{}", group.tag) : group.name, s.mesh.interior_tagged_faces[g], c[0], c[1],
           c[2]));
     }
+  if (s.cs.refine) return run_refined(s, opt);
   if (ranks > 1) {
-    // Read once (rank 0), partition, send each rank its piece; rank 0 keeps the global mesh and
-    // discretisation for the outputs.
-    Distributed d;
-    d.rank = rank, d.ranks = ranks;
-    d.local = parallel::distribute_mesh(PETSC_COMM_WORLD, rank == 0 ? &s.mesh : nullptr, "auto", &d.partitioner);
-    long fewest = static_cast<long>(d.local.num_owned);
-    MPI_Allreduce(MPI_IN_PLACE, &fewest, 1, MPI_LONG, MPI_MIN, PETSC_COMM_WORLD);
-    if (fewest == 0)
-      throw InputError(fmt::format("{}: {} MPI processes for a mesh of {} elements: a process would own none; run with fewer processes",
-                                   s.cs.file.string(), ranks, d.local.global_elements));
-    if (rank == 0) s.disc = transport::make_discretization(s.mesh, s.cs.order);
-    s.log(fmt::format("  {} ranks, partitioner {}: rank 0 owns {} of {} elements (+ {} ghosts)", ranks, d.partitioner, d.local.num_owned,
-                      d.local.global_elements, d.local.num_ghosts()));
+    Distributed d = distribute(s, rank, ranks);
     return s.cs.angular ? run_angular(s, opt, &d) : run_directions(s, opt, &d);
   }
-  if (s.cs.refine) return run_refined(s, opt);
   s.disc = transport::make_discretization(s.mesh, s.cs.order);
   if (s.cs.solver.monte_carlo()) return run_montecarlo(s, opt);
   return s.cs.angular ? run_angular(s, opt) : run_directions(s, opt);

@@ -3,8 +3,8 @@
 and inflow walls with two directions) gives the 1-process answer on 2 and 3 processes: the same
 error norms and probe values to the solver tolerance; so does an angular case with anisotropic
 scattering and diffusely and specularly reflecting walls, with every outer and inner solver, and
-its energy balance holds; so do a WSGG furnace, collimated beams, the final gather and the error
-indicator (gray and nongray); a case that does not run distributed yet stops every rank with exit
+its energy balance holds; so do a WSGG furnace, collimated beams, the final gather, the error
+indicator (gray and nongray) and adaptive refinement (h and p); a case that does not run distributed yet stops every rank with exit
 code 1 and one message, never a hang.
 
   distributed_runs.py --dgrte build/src/app/dgrte
@@ -221,6 +221,35 @@ def more_physics(dgrte, tmp, failures):
     run_on_ranks(dgrte, tmp, "final gather, anisotropic scattering in one medium", gather, failures, ["axis", "wall"])
 
 
+def refinement_cases(dgrte, tmp, failures):
+    """`refine:` under mpirun: each cycle's mesh (re-meshed by rank 0 for h) is partitioned anew; the
+    cycles (elements, order, estimate) and the last cycle's probes are the one-process run's."""
+    for strategy in ["h", "p"]:
+        case = {"mesh": {"geo": str(REPO / "validation" / "isothermal_cube" / "cube.geo"), "size": 0.35}, "order": 2,
+                "angular": {"quadrature": "sn", "order": 4},
+                "media": {"*": {"kappa": "10", "Ib": "1"}}, "boundaries": {"*": {"type": "black", "temperature": 0}},
+                "solver": {"outer_tolerance": 1e-10},
+                "refine": {"target": 0.02, "strategy": strategy, "quantity": "divq", "norm": "probes", "max_cycles": 3},
+                "output": {"vtk": False, "probes": [{"name": "axis", "from": [0, 0.5, 0.5], "to": [1, 0.5, 0.5], "points": 11},
+                                                    {"name": "wall", "from": [0, 0.2, 0.1], "to": [0, 0.2, 0.9], "points": 5, "wall": "xmin"}]}}
+        name = f"refine {strategy}"
+        results = run_on_ranks(dgrte, tmp, name, case, failures, ["axis", "wall"])
+        if 1 not in results:
+            continue
+        ref = results[1]["refinement"]["cycles"]
+        if len(ref) < 2:
+            failures.append(f"{name}: one cycle only on one rank (the case should refine)")
+        for ranks in [2, 3]:
+            if ranks not in results:
+                continue
+            cyc = results[ranks]["refinement"]["cycles"]
+            same = len(cyc) == len(ref) and all(a["elements"] == b["elements"] and a["order"] == b["order"] and
+                                                abs(a["estimate"] - b["estimate"]) <= 1e-6 * abs(b["estimate"]) for a, b in zip(cyc, ref))
+            if not same:
+                failures.append(f"{name}: cycles on {ranks} ranks {[(c['elements'], c['order'], c['estimate']) for c in cyc]} vs "
+                                f"{[(c['elements'], c['order'], c['estimate']) for c in ref]} on one")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dgrte", required=True)
@@ -272,6 +301,7 @@ def main():
             return report(failures)
         scattering_cases(args.dgrte, tmp, failures)
         more_physics(args.dgrte, tmp, failures)
+        refinement_cases(args.dgrte, tmp, failures)
         # Not distributed yet: exit 1 with the message, no hang.
         case = yaml.safe_load(SCATTERING)
         case["solver"] = {"method": "montecarlo"}
