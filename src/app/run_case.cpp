@@ -19,6 +19,7 @@
 #include "mesh/tet_mesh.hpp"
 #include "output/radiation_output.hpp"
 #include "parallel/distributed_transport.hpp"
+#include "parallel/global_order.hpp"
 #include "problem/problem.hpp"
 #include "solver/gray_solver.hpp"
 #include "spectral/spectral_solver.hpp"
@@ -694,8 +695,16 @@ solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angul
       model = own_model.spectral.get();
     }
   }
-  const double setup_seconds = seconds_since(t0);
   const std::size_t np = static_cast<std::size_t>(disc.num_nodes()), owned = d.local.num_owned * np;
+  // Adaptive refinement's start: rank 0's fields on the whole mesh, sent to every rank's local elements.
+  int has_guess = go.initial_intensities ? 1 : 0;
+  MPI_Bcast(&has_guess, 1, MPI_INT, 0, PETSC_COMM_WORLD);
+  std::vector<std::vector<double>> local_guess;
+  for (std::size_t m = 0; has_guess && m < quad.size(); ++m)
+    local_guess.push_back(parallel::scatter_from_global_order(
+        PETSC_COMM_WORLD, d.local, d.rank == 0 ? std::span<const double>((*go.initial_intensities)[m]) : std::span<const double>(), np));
+  go.initial_intensities = has_guess ? &local_guess : nullptr;
+  const double setup_seconds = seconds_since(t0);
   solver::GrayResult res;
   if (model) {
     spectral::SpectralOptions so;
@@ -798,7 +807,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     if (!points.empty()) problem::attach_output_points(medium, cs, disc, points);
   }
   solver::GrayOptions go = gray_options(cs, opt);
-  if (!distributed) go.initial_intensities = s.initial_intensities;
+  go.initial_intensities = s.initial_intensities;  // distributed: rank 0's, on the whole mesh (solve_distributed sends it)
   if (go.positivity && (medium.scatters() || walls.state_size() > 0) && go.outer != io::OuterMethod::source_iteration)
     throw InputError(fmt::format("{}: the positivity limiter makes each sweep nonlinear, and a Krylov outer method needs a linear "
                                  "one; with scattering or diffusely reflecting walls use solver.outer: source-iteration",
@@ -1124,7 +1133,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                         {"spectral", model.spectral ? "spectral.csv" : ""}};
   finish(s, summary, setup_seconds, solve_seconds, t_out, gather_seconds);
   s.indicator = std::move(indicator);
-  if (cs.refine && !distributed) s.intensities = std::move(result.intensities);  // the next cycle's start (one process)
+  if (cs.refine) s.intensities = std::move(result.intensities);  // the next cycle's start
   return summary;
 }
 
@@ -1227,7 +1236,7 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
                            next_mesh.num_elements(), next);
         return false;
       }
-      if (!s.intensities.empty()) {  // a distributed cycle starts from zero (GrayOptions::initial_intensities: one process)
+      if (!s.intensities.empty()) {  // none for a nongray run (its points are solved one by one)
         const auto next_disc = transport::make_discretization(next_mesh, s.cs.order);
         guess = adapt::transfer_fields(s.disc, next_disc, s.intensities);
       }

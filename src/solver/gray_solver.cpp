@@ -531,6 +531,14 @@ class TransportSweep {
     const std::size_t nm = solved_dofs() * rank();
     accumulate(members, fields, x.subspan(0, nm), &out);
     for (std::size_t m = 0; m < quad_.size(); ++m) walls_.record(static_cast<int>(m), intensities[m], x.subspan(nm, walls_.state_size()));
+    if (boundary_) {  // distributed sweeps: the ghosts' values of every ordinate (load_ghosts' layout)
+      const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), stride = quad_.size() * np;
+      const auto ghosts_in = x.subspan(nm + walls_.state_size());
+      for (std::size_t g = 0; g < disc_.num_elements() - solved_; ++g)
+        for (std::size_t m = 0; m < quad_.size(); ++m)
+          std::copy_n(intensities[m].begin() + static_cast<long>((solved_ + g) * np), np,
+                      ghosts_in.begin() + static_cast<long>(g * stride + m * np));
+    }
   }
 
  private:
@@ -799,8 +807,11 @@ void krylov_outer(TransportSweep& sweep, const GrayOptions& opt, std::vector<dou
   OuterMonitor mon{&res.history, opt.progress, Clock::now()};
   check(KSPMonitorSet(ksp, outer_monitor, &mon, nullptr), "KSPMonitorSet");
   check(KSPSetFromOptions(ksp), "KSPSetFromOptions");
-  // x holds an initial guess (GrayOptions::initial_intensities) unless it is zero.
-  const bool guess = std::any_of(x.begin(), x.end(), [](double v) { return v != 0.0; });
+  // x holds an initial guess (GrayOptions::initial_intensities) unless it is zero (on every rank:
+  // the setting is collective).
+  double nonzero = std::any_of(x.begin(), x.end(), [](double v) { return v != 0.0; }) ? 1.0 : 0.0;
+  reduce(sweep.distributed(), &nonzero, 1, MPI_MAX);
+  const bool guess = nonzero > 0;
   check(KSPSetInitialGuessNonzero(ksp, guess ? PETSC_TRUE : PETSC_FALSE), "KSPSetInitialGuessNonzero");
   check(KSPSolve(ksp, vb, vx), "KSPSolve");
   if (opt.progress) std::fprintf(stderr, "\r%*s\r", 90, "");
@@ -897,10 +908,7 @@ GrayResult solve_gray(const transport::Discretization& disc, const angular::Quad
   res.partition_unknowns = static_cast<std::size_t>(sizes[1]);
   std::vector<double> x(nx, 0.0), x_new(nx, 0.0);
   Outputs out;
-  if (opt.initial_intensities && res.coupling_unknowns > 0) {
-    if (distributed) throw std::logic_error("GrayOptions::initial_intensities: one process only");
-    sweep.coupling_of(*opt.initial_intensities, x, out);
-  }
+  if (opt.initial_intensities && res.coupling_unknowns > 0) sweep.coupling_of(*opt.initial_intensities, x, out);
   if (res.coupling_unknowns == 0) {
     res.outer_method = "none (no scattering, no diffusely reflecting walls: one transport sweep, specular reflections converged inside it)";
     res.stopping_rule = "exact after one sweep";

@@ -65,7 +65,8 @@ struct GrayOptions {
   const DistributedSetup* distributed_setup = nullptr;
   // An initial guess (adaptive refinement: the previous cycle's solution on this discretisation), one
   // field per ordinate: the outer iteration starts from its scattering moments and wall reflection
-  // state instead of zero. One process only; null: start from zero.
+  // state instead of zero; distributed (local_mesh), the fields on the local elements, owned and
+  // ghosts (the ghosts' give the partition faces' inflow); null: start from zero.
   const std::vector<std::vector<double>>* initial_intensities = nullptr;
 };
 

@@ -1,10 +1,15 @@
 // Run under mpiexec with 2 and 3 processes (CTest parallel_mpi_2, parallel_mpi_3): rank 0 meshes the
 // box and distributes it; every element is owned by exactly one rank, the pieces hold what
 // build_local_mesh gives, and one ghost exchange fills every ghost with its owner's values.
+#include "angular/quadrature.hpp"
 #include "common/error.hpp"
+#include "io/case_file.hpp"
 #include "mesh/tet_mesh.hpp"
 #include "parallel/boundary_exchange.hpp"
 #include "parallel/ghost_exchange.hpp"
+#include "problem/problem.hpp"
+#include "solver/gray_solver.hpp"
+#include "transport/discretization.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -119,6 +124,41 @@ TEST(Distributed, GhostWallsBecomePartitionFacesSoEveryWallHasOneOwner) {
   }
   MPI_Bcast(&global_walls, 1, MPI_LONG, 0, PETSC_COMM_WORLD);
   EXPECT_EQ(walls, global_walls);
+}
+
+// A distributed solve started from its own solution (GrayOptions::initial_intensities on the local
+// elements: the moments, the wall state and the ghosts' inflow through the partition faces) is
+// converged at once; from zero it takes several outer iterations. Scattering and reflecting walls,
+// so that the outer unknowns hold more than the partition inflow.
+TEST(Distributed, ASolveStartedFromItsOwnSolutionIsConverged) {
+  const auto l = distributed_box();
+  const auto cs = io::parse_case(
+      "mesh: {geo: cube.geo, size: 0.35}\norder: 2\nangular: {quadrature: sn, order: 4}\n"
+      "media: {\"*\": {kappa: \"0.5\", Ib: \"1 + x\", scattering: \"1.0\"}}\n"
+      "boundaries: {\"*\": {type: gray, emissivity: 0.5, temperature: 0}}\nsolver: {outer_tolerance: 1.0e-10}\n",
+      "warm_start.yaml");
+  const mesh::TetMesh local = without_ghost_walls(l);
+  const auto disc = transport::make_discretization(local, cs.order);
+  const auto quad = problem::build_quadrature(*cs.angular);
+  const problem::Medium medium = problem::build_medium(cs, disc, &quad);
+  std::vector<std::string> warnings;
+  const problem::Walls walls(cs, disc, &quad, warnings);
+  solver::GrayOptions go;
+  go.tolerance = 1e-10;
+  go.inner_rtol = 1e-13;
+  go.keep_intensities = true;
+  go.local_mesh = &l;
+  const auto cold = solver::solve_gray(disc, quad, medium, walls, go);
+  go.initial_intensities = &cold.intensities;
+  const auto warm = solver::solve_gray(disc, quad, medium, walls, go);
+  if (l.rank == 0)
+    std::printf("[ note ] outer iterations from zero %d, from the solution %d\n", cold.outer_iterations, warm.outer_iterations);
+  EXPECT_GE(cold.outer_iterations, 5);
+  EXPECT_LE(warm.outer_iterations, 1);
+  double diff = 0, scale = 0;
+  for (std::size_t k = 0; k < l.num_owned * static_cast<std::size_t>(disc.num_nodes()); ++k)
+    diff = std::max(diff, std::abs(warm.G[k] - cold.G[k])), scale = std::max(scale, std::abs(cold.G[k]));
+  EXPECT_LE(diff, 1e-8 * scale);
 }
 
 TEST(Distributed, AFailureOnRankZeroStopsEveryRank) {
