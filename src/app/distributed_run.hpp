@@ -40,7 +40,8 @@ std::vector<double> scatter_wall_values(const Distributed& d, const problem::Wal
 // the global mesh, and the gas model it loaded. A nongray run's error indicator: the order p + 1
 // companion of the global mesh (its problem is built for each spectral point beside rank 0's piece),
 // and what rank 0 does with each point's solution gathered from every rank (the whole mesh's
-// intensities, G and walls' G) together with the point's companion problem.
+// intensities, G and walls' G; coupling_unknowns: the point's) together with the point's companion
+// problem.
 struct RootProblem {
   const problem::Medium* medium = nullptr;
   const problem::Walls* walls = nullptr;
@@ -48,6 +49,9 @@ struct RootProblem {
   gas::SpectralModel* model = nullptr;
   const spectral::SpectralCompanion* companion = nullptr;
   std::function<void(const solver::GrayResult& gathered, const spectral::PointProblem* companion)> point_gathered;
+  // Adaptive refinement of a nongray run: each point's start on the whole mesh (empty: from zero),
+  // sent to the ranks as the point comes up (spectral::SpectralOptions::point_start).
+  std::function<std::vector<std::vector<double>>(int j)> point_start;
 };
 
 // Rank 0's collimated beams (solved on the whole mesh) as every rank's solve needs them: the beams'

@@ -85,6 +85,10 @@ struct Setup {
   const std::vector<std::vector<double>>* initial_intensities = nullptr;
   std::vector<std::vector<double>> intensities;
   std::optional<adapt::ErrorIndicator> indicator;
+  // The same per spectral point of a nongray run (point j's fields; empty where its solve is one
+  // sweep, with neither scattering nor diffusely reflecting walls: no start needed). On rank 0.
+  const std::vector<std::vector<std::vector<double>>>* initial_point_intensities = nullptr;
+  std::vector<std::vector<std::vector<double>>> point_intensities;
 };
 
 // Field files (media.X.field): a summary record per entry, a log line per quantity (source range vs
@@ -721,9 +725,24 @@ solver::GrayResult solve_distributed(Setup& s, const Distributed& d, const angul
         for (const auto& I : r.intensities) whole.intensities.push_back(gather_to_root(d, np, std::span<const double>(I).first(owned)));
         whole.G = gather_to_root(d, np, std::span<const double>(r.G).first(owned));
         whole.wall_G = gather_wall_values(d, point_walls, r.wall_G, global_walls);
+        whole.coupling_unknowns = r.coupling_unknowns;
         if (root) root->point_gathered(whole, companion);
       };
     }
+    int point_starts = root && root->point_start ? 1 : 0;
+    MPI_Bcast(&point_starts, 1, MPI_INT, 0, PETSC_COMM_WORLD);
+    if (point_starts)
+      so.point_start = [&](int j) {
+        std::vector<std::vector<double>> whole;
+        if (root) whole = root->point_start(j);
+        int count = static_cast<int>(whole.size());
+        MPI_Bcast(&count, 1, MPI_INT, 0, PETSC_COMM_WORLD);
+        std::vector<std::vector<double>> local;
+        for (int m = 0; m < count; ++m)
+          local.push_back(parallel::scatter_from_global_order(PETSC_COMM_WORLD, d.local,
+                                                              root ? std::span<const double>(whole[static_cast<std::size_t>(m)]) : std::span<const double>(), np));
+        return local;
+      };
     *spectral_run = spectral::solve_spectral(disc, quad, medium, walls, *model, go, so, go.progress ? s.log : decltype(s.log){});
     res = std::move(spectral_run->total);
     auto& f = spectral_run->fields;  // div q_from_q and the face areas: rank 0 recomputes them globally
@@ -872,21 +891,39 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     spectral::SpectralOptions so;
     so.block_bytes = static_cast<std::size_t>(cs.solver.spectral_block_mb * 1024.0 * 1024.0);
     if (nongray_indicator) so.companion = &nongray_indicator->companion;
-    if (gather || nongray_indicator)
-      so.point_solved = [&](int, const problem::Medium& point, const problem::Walls& point_walls, const solver::GrayResult& r,
+    // Adaptive refinement: each point's solution is the next cycle's start for that point, where its
+    // solve iterates (scattering, diffusely reflecting walls); points x ordinates x unknowns of memory.
+    s.point_intensities.clear();
+    auto keep_point = [&](int j, const solver::GrayResult& r) {
+      if (!cs.refine || r.coupling_unknowns == 0) return;
+      s.point_intensities.resize(static_cast<std::size_t>(j) + 1);
+      s.point_intensities[static_cast<std::size_t>(j)] = r.intensities;
+    };
+    auto start_of = [&](int j) {
+      const auto* starts = s.initial_point_intensities;
+      return starts && static_cast<std::size_t>(j) < starts->size() ? (*starts)[static_cast<std::size_t>(j)]
+                                                                   : std::vector<std::vector<double>>();
+    };
+    if (s.initial_point_intensities) so.point_start = start_of;
+    if (gather || nongray_indicator || cs.refine)
+      so.point_solved = [&](int j, const problem::Medium& point, const problem::Walls& point_walls, const solver::GrayResult& r,
                             const spectral::PointProblem* companion) {
         if (gather) gather->add(point, point_walls, r);
         if (nongray_indicator) nongray_indicator->estimator.add(*companion->medium, *companion->walls, r);
+        keep_point(j, r);
       };
     if (distributed) {
       RootProblem root;
       root.medium = &medium, root.walls = &walls, root.model = model.spectral.get();
+      int point = 0;  // the points come in order
       if (nongray_indicator) {
         root.companion = &nongray_indicator->companion;
         root.point_gathered = [&](const solver::GrayResult& whole, const spectral::PointProblem* companion) {
           nongray_indicator->estimator.add(*companion->medium, *companion->walls, whole);
+          keep_point(point++, whole);
         };
       }
+      if (s.initial_point_intensities) root.point_start = start_of;
       result = solve_distributed(s, *distributed, quad, go, &root, &spectral_run, parallel_json);
       const auto global = output::radiation_fields(disc, medium, walls, result);  // the DG divergence needs neighbours
       spectral_run.fields.divq_from_q = global.divq_from_q;
@@ -1174,6 +1211,7 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
   nlohmann::json cycles = nlohmann::json::array();
   nlohmann::json summary;
   std::vector<std::vector<double>> guess;
+  std::vector<std::vector<std::vector<double>>> point_guess;  // a nongray run's, per spectral point
   std::string stop;
   bool reached = false;
   double remesh_seconds = 0;  // the re-meshing that made this cycle's mesh (h)
@@ -1217,6 +1255,9 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
       }
       const auto hi = dg::ReferenceTet::build(s.cs.order + 1);
       for (const auto& u : s.intensities) guess.push_back(adapt::prolong(s.disc.ref, hi, u));
+      point_guess.assign(s.point_intensities.size(), {});
+      for (std::size_t j = 0; j < s.point_intensities.size(); ++j)
+        for (const auto& u : s.point_intensities[j]) point_guess[j].push_back(adapt::prolong(s.disc.ref, hi, u));
       s.cs.order += 1;
     } else {
       const auto t_mesh = Clock::now();
@@ -1236,9 +1277,12 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
                            next_mesh.num_elements(), next);
         return false;
       }
-      if (!s.intensities.empty()) {  // none for a nongray run (its points are solved one by one)
+      if (!s.intensities.empty() || !s.point_intensities.empty()) {
         const auto next_disc = transport::make_discretization(next_mesh, s.cs.order);
-        guess = adapt::transfer_fields(s.disc, next_disc, s.intensities);
+        if (!s.intensities.empty()) guess = adapt::transfer_fields(s.disc, next_disc, s.intensities);
+        point_guess.assign(s.point_intensities.size(), {});
+        for (std::size_t j = 0; j < s.point_intensities.size(); ++j)
+          if (!s.point_intensities[j].empty()) point_guess[j] = adapt::transfer_fields(s.disc, next_disc, s.point_intensities[j]);
       }
       // The field that made the next mesh, on the mesh it was built on: the next cycle's requested sizes.
       previous_mesh = std::move(s.mesh);
@@ -1254,14 +1298,17 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
     if (ranks > 1) distributed.emplace(distribute(s, rank, ranks));
     else s.disc = transport::make_discretization(s.mesh, s.cs.order);
     s.initial_intensities = guess.empty() ? nullptr : &guess;
+    s.initial_point_intensities = point_guess.empty() ? nullptr : &point_guess;
     s.log(fmt::format("refinement cycle {}: {} tets, order {}, {} unknowns per ordinate", cycle, s.disc.num_elements(), s.cs.order,
                       s.disc.num_dofs()));
     summary = run_angular(s, opt, distributed ? &*distributed : nullptr);
     guess.clear();
+    point_guess.clear();
     int next[2] = {rank == 0 && refine_again(cycle, t0) ? 1 : 0, s.cs.order};
     if (ranks > 1) MPI_Bcast(next, 2, MPI_INT, 0, PETSC_COMM_WORLD);
     s.cs.order = next[1];
     s.intensities.clear();
+    s.point_intensities.clear();
     if (!next[0]) break;
   }
   if (rank != 0) return {};
@@ -1630,7 +1677,7 @@ void require_distributable(const io::CaseSpec& cs, int ranks) {
 }
 
 static nlohmann::json run_case_unguarded(const RunOptions& opt) {
-  Setup s{io::read_case(opt.case_file), {}, {}, {}, {}, Clock::now(), 0, nlohmann::json::array(), nullptr, {}, std::nullopt};
+  Setup s{io::read_case(opt.case_file), {}, {}, {}, {}, Clock::now(), 0, nlohmann::json::array(), nullptr, {}, std::nullopt, nullptr, {}};
   if (opt.output_directory) s.cs.output.directory = *opt.output_directory;
   if (opt.linear_vtk) s.cs.output.linear = *opt.linear_vtk;
   if (opt.backend) {

@@ -352,7 +352,11 @@ SpectralResult solve_spectral(const transport::Discretization& disc, const angul
   for_each_spectral_point(disc, medium, walls, model, so, out,
                           [&](int j, const problem::Medium& point, const problem::Walls& point_walls, const PointProblem* companion) {
                             const auto ts = Clock::now();
-                            const auto r = solver::solve_gray(disc, quad, point, point_walls, opt);
+                            solver::GrayOptions point_opt = opt;
+                            std::vector<std::vector<double>> start;
+                            if (so.point_start) start = so.point_start(j);
+                            if (!start.empty()) point_opt.initial_intensities = &start;
+                            const auto r = solver::solve_gray(disc, quad, point, point_walls, point_opt);
                             const auto fields = output::radiation_fields(disc, point, point_walls, r);
                             out.transport_seconds += seconds_since(ts);
                             accumulate(out.total, r, j == 0);

@@ -53,6 +53,10 @@ struct SpectralOptions {
   // it), before the point's fields are dropped. companion: null without SpectralOptions::companion.
   std::function<void(int, const problem::Medium&, const problem::Walls&, const solver::GrayResult&, const PointProblem* companion)>
       point_solved;
+  // A start for point j's solve (adaptive refinement: that point's solution of the last cycle on
+  // this discretisation), called just before it: one field per ordinate on this rank's elements
+  // (owned and ghosts), or empty to start from zero. Distributed: called on every rank in turn.
+  std::function<std::vector<std::vector<double>>(int j)> point_start;
 };
 
 // What one spectral point contributed (the per-band or per-gray-gas breakdown of the totals).

@@ -307,6 +307,28 @@ TEST(Refinement, NongrayRunReachesTheTarget) {
   }
 }
 
+// A scattering nongray run: each spectral point's solve iterates, and each cycle starts every point
+// from that point's solution of the last cycle (prolonged to the next order): fewer outer iterations
+// than the same order solved from zero, and the same answer.
+TEST(Refinement, NongrayCycleStartsEachPointFromItsLastSolution) {
+  auto body = [&](int order, const std::string& refine) {
+    return fmt::format("mesh: {{geo: {}, size: 0.35}}\norder: {}\nangular: {{quadrature: sn, order: 4}}\nmodel: {{type: wsgg}}\n"
+                       "media: {{\"*\": {{temperature: \"1000 + 500*x\", x_h2o: \"0.2\", x_co2: \"0.1\", scattering: \"2.0\"}}}}\n"
+                       "boundaries: {{\"*\": {{type: gray, emissivity: 0.5, temperature: 400}}}}\nsolver: {{outer_tolerance: 1.0e-8}}\n{}"
+                       "output: {{vtk: false, probes: [{{name: axis, from: [0, 0.5, 0.5], to: [1, 0.5, 0.5], points: 11}}]}}\n",
+                       kCube.string(), order, refine);
+  };
+  const auto refined = run("wsgg_scattering_p", body(1, "refine: {target: 1.0e-6, strategy: p, max_cycles: 2}\n"));
+  const auto cold = run("wsgg_scattering_p2", body(2, ""));
+  const auto& cycles = refined.summary["refinement"]["cycles"];
+  ASSERT_EQ(cycles.size(), 2u);
+  const int warm_iterations = cycles[1]["solver_outer_iterations"].get<int>(), cold_iterations = cold.summary["solver"]["outer_iterations"].get<int>();
+  std::printf("P2 after P1: %d outer iterations over the points; P2 from zero: %d\n", warm_iterations, cold_iterations);
+  EXPECT_LT(warm_iterations, 0.85 * cold_iterations);
+  const auto a = test_support::read_csv(refined.out / "probes" / "axis.csv"), b = test_support::read_csv(cold.out / "probes" / "axis.csv");
+  for (std::size_t i = 0; i < b.at("G").size(); ++i) EXPECT_NEAR(a.at("G")[i], b.at("G")[i], 1e-7 * std::abs(b.at("G")[i])) << i;
+}
+
 // Unreachable: stops after max_cycles with the estimate reached, a warning, and the last cycle's outputs.
 TEST(Refinement, UnreachableTargetStopsAfterMaxCycles) {
   const auto r = run("cube_unreachable", cube_case("{target: 1.0e-6, strategy: p, max_cycles: 2}", 1, 0.5, ", probes: [{name: axis, from: [0, 0.5, 0.5], to: [1, 0.5, 0.5], points: 5}]"));

@@ -222,23 +222,28 @@ def more_physics(dgrte, tmp, failures):
 
 
 def refinement_cases(dgrte, tmp, failures):
-    """`refine:` under mpirun: each cycle's mesh (re-meshed by rank 0 for h) is partitioned anew; the
-    cycles (elements, order, estimate) and the last cycle's probes are the one-process run's."""
-    for strategy in ["h", "p"]:
-        case = {"mesh": {"geo": str(REPO / "validation" / "isothermal_cube" / "cube.geo"), "size": 0.35}, "order": 2,
-                "angular": {"quadrature": "sn", "order": 4},
-                "media": {"*": {"kappa": "10", "Ib": "1"}}, "boundaries": {"*": {"type": "black", "temperature": 0}},
-                "solver": {"outer_tolerance": 1e-10},
-                "refine": {"target": 0.02, "strategy": strategy, "quantity": "divq", "norm": "probes", "max_cycles": 3},
-                "output": {"vtk": False, "probes": [{"name": "axis", "from": [0, 0.5, 0.5], "to": [1, 0.5, 0.5], "points": 11},
-                                                    {"name": "wall", "from": [0, 0.2, 0.1], "to": [0, 0.2, 0.9], "points": 5, "wall": "xmin"}]}}
-        name = f"refine {strategy}"
+    """`refine:` under mpirun: each cycle's mesh (re-meshed by rank 0 for h) is partitioned anew and
+    started from the last cycle's solution (per spectral point for a nongray run); the cycles
+    (elements, order, estimate) and the last cycle's probes are the one-process run's."""
+    probes = [{"name": "axis", "from": [0, 0.5, 0.5], "to": [1, 0.5, 0.5], "points": 11},
+              {"name": "wall", "from": [0, 0.2, 0.1], "to": [0, 0.2, 0.9], "points": 5, "wall": "xmin"}]
+    cube = {"mesh": {"geo": str(REPO / "validation" / "isothermal_cube" / "cube.geo"), "size": 0.35}, "order": 2,
+            "angular": {"quadrature": "sn", "order": 4}, "solver": {"outer_tolerance": 1e-10}, "output": {"vtk": False, "probes": probes}}
+    absorbing = {"media": {"*": {"kappa": "10", "Ib": "1"}}, "boundaries": {"*": {"type": "black", "temperature": 0}}}
+    nongray = {"model": {"type": "wsgg"}, "order": 1,
+               "media": {"*": {"temperature": "1000 + 500*x", "x_h2o": "0.2", "x_co2": "0.1", "scattering": "2.0"}},
+               "boundaries": {"*": {"type": "gray", "emissivity": 0.5, "temperature": 400}}}
+    for name, extra, refine in [("refine h", absorbing, {"target": 0.02, "strategy": "h", "quantity": "divq", "norm": "probes", "max_cycles": 3}),
+                                ("refine p", absorbing, {"target": 0.02, "strategy": "p", "quantity": "divq", "norm": "probes", "max_cycles": 3}),
+                                ("refine p, WSGG with scattering", nongray, {"target": 1e-6, "strategy": "p", "max_cycles": 2})]:
+        case = {**cube, **extra, "refine": refine}
         results = run_on_ranks(dgrte, tmp, name, case, failures, ["axis", "wall"])
         if 1 not in results:
             continue
         ref = results[1]["refinement"]["cycles"]
         if len(ref) < 2:
             failures.append(f"{name}: one cycle only on one rank (the case should refine)")
+            continue
         for ranks in [2, 3]:
             if ranks not in results:
                 continue
