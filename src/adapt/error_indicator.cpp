@@ -1,7 +1,6 @@
 #include "adapt/error_indicator.hpp"
 
 #include "common/error.hpp"
-#include "mesh/tet_topology.hpp"
 #include "output/radiation_output.hpp"
 #include "problem/problem.hpp"
 #include "solver/collimated.hpp"
@@ -88,25 +87,12 @@ std::vector<double> wall_squares(const transport::Discretization& disc, const pr
   return sq;
 }
 
-// A field given per wall face node of order `from` (b * N_fp + j, Walls order) at the wall face
-// nodes of order `to` (the same faces): each face's polynomial interpolated.
-std::vector<double> prolong_wall_faces(const dg::ReferenceTet& from, const dg::ReferenceTet& to, const problem::Walls& walls,
-                                       std::span<const double> u) {
-  const auto nf = static_cast<std::size_t>(from.num_face_nodes), nt = static_cast<std::size_t>(to.num_face_nodes);
-  std::array<dg::Matrix, 4> P;
-  for (int f = 0; f < 4; ++f) {
-    // (l1, l2): the barycentrics of the face's second and third vertices, face_interpolation_matrix's.
-    std::vector<std::array<double, 2>> points;
-    for (const int node : to.face_nodes[static_cast<std::size_t>(f)]) {
-      const double r = to.nodes(node, 0), s = to.nodes(node, 1), t = to.nodes(node, 2);
-      const std::array<double, 4> lam{-(1 + r + s + t) / 2, (1 + r) / 2, (1 + s) / 2, (1 + t) / 2};
-      points.push_back({lam[static_cast<std::size_t>(mesh::kFaceVertices[static_cast<std::size_t>(f)][1])],
-                        lam[static_cast<std::size_t>(mesh::kFaceVertices[static_cast<std::size_t>(f)][2])]});
-    }
-    P[static_cast<std::size_t>(f)] = from.face_interpolation_matrix(f, points);
-  }
-  std::vector<double> out(walls.num_faces() * nt, 0.0);
+// A field given per wall face node of order p (b * N_fp + j, Walls order) at the wall face nodes of
+// order p + 1 on the same faces: each face's polynomial interpolated with P[f] (wall_prolongation).
+std::vector<double> prolong_wall_faces(const std::array<dg::Matrix, 4>& P, const problem::Walls& walls, std::span<const double> u) {
+  const auto nf = static_cast<std::size_t>(P[0].cols()), nt = static_cast<std::size_t>(P[0].rows());
   if (u.size() != walls.num_faces() * nf) throw std::logic_error("prolong_wall_faces: one value per wall face node");
+  std::vector<double> out(walls.num_faces() * nt, 0.0);
   for (std::size_t b = 0; b < walls.num_faces(); ++b) {
     const Eigen::Map<const Eigen::VectorXd> ub(u.data() + b * nf, static_cast<Eigen::Index>(nf));
     Eigen::Map<Eigen::VectorXd>(out.data() + b * nt, static_cast<Eigen::Index>(nt)) = P[walls.element_face(b) % 4] * ub;
@@ -205,6 +191,8 @@ ErrorEstimator::ErrorEstimator(const transport::Discretization& disc, const tran
   const std::size_t wall_nodes = enriched_walls.num_faces() * static_cast<std::size_t>(enriched.ref.num_face_nodes);
   dq_in_.assign(wall_nodes, 0.0);
   q_in_.assign(wall_nodes, 0.0);
+  for (int f = 0; f < 4; ++f)
+    wall_prolongation_[static_cast<std::size_t>(f)] = disc.ref.face_interpolation_matrix(f, enriched.ref.face_node_coordinates(f));
   wall_dG_.assign(wall_nodes, 0.0);
   wall_kappa_dG_.assign(wall_nodes, 0.0);
 }
@@ -229,7 +217,7 @@ void ErrorEstimator::add(const problem::Medium& enriched_medium, const problem::
   add_incident_flux(enriched_, enriched_walls, quad_, hi.intensities, 1.0, dq_in_);
   for (std::size_t k = 0; k < q_start.size(); ++k) dq_in_[k] -= q_start[k], q_in_[k] += q_start[k];
   if (!solution.wall_G.empty() && !hi.wall_G.empty()) {
-    const auto wall_G_p = prolong_wall_faces(disc_.ref, enriched_.ref, enriched_walls, solution.wall_G);
+    const auto wall_G_p = prolong_wall_faces(wall_prolongation_, enriched_walls, solution.wall_G);
     for (std::size_t k = 0; k < wall_G_p.size(); ++k) {
       const double d = hi.wall_G[k] - wall_G_p[k];
       wall_dG_[k] += d;
@@ -281,8 +269,8 @@ ErrorIndicator ErrorEstimator::finish(const solver::GrayResult& run, const outpu
   if (!probes.empty()) {
     f = {dG_, kappa_dG_, prolong(disc_.ref, enriched_.ref, G), prolong(disc_.ref, enriched_.ref, divq), dq_in_, q_in_, wall_dG_, wall_kappa_dG_, {}, {}};
     if (!run.wall_G.empty() && !fields.wall_divq.empty()) {
-      f.wall_G_p = prolong_wall_faces(disc_.ref, enriched_.ref, enriched_walls, run.wall_G);
-      f.wall_divq_p = prolong_wall_faces(disc_.ref, enriched_.ref, enriched_walls, fields.wall_divq);
+      f.wall_G_p = prolong_wall_faces(wall_prolongation_, enriched_walls, run.wall_G);
+      f.wall_divq_p = prolong_wall_faces(wall_prolongation_, enriched_walls, fields.wall_divq);
     }
   }
   measure_on_probes(enriched_, enriched_walls, probes, f, ind);

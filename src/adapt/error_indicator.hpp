@@ -103,6 +103,7 @@ class ErrorEstimator {
   // directions entering the medium, what the run writes at wall points) and kappa times them, at
   // the p + 1 wall face nodes: the probe points on walls.
   std::vector<double> wall_dG_, wall_kappa_dG_;
+  std::array<dg::Matrix, 4> wall_prolongation_;  // per face f: its order p face nodes to its order p + 1 ones
   int sweeps_ = 0, problems_ = 0;
   double remaining_ = 0, seconds_ = 0;
 };

@@ -126,9 +126,8 @@ std::vector<double> requested_sizes(const mesh::TetMesh& mesh, const mesh::SizeF
       done[k] = true;
       const auto loc = locate_near(locator, mesh.vertices[k], c);
       if (!loc) continue;  // not in the previous mesh at all: the uniform size
-      // Linear in the previous tet: barycentrics from the reference coordinates (vertex 0 at r = s = t = -1).
-      const double r = loc->rst(0, 0), s_ = loc->rst(0, 1), t = loc->rst(0, 2);
-      const std::array<double, 4> lam{-(1 + r + s_ + t) / 2, (1 + r) / 2, (1 + s_) / 2, (1 + t) / 2};
+      // Linear in the previous tet.
+      const auto lam = dg::vertex_barycentrics(loc->rst(0, 0), loc->rst(0, 1), loc->rst(0, 2));
       double h = 0;
       for (std::size_t i = 0; i < 4; ++i) h += lam[i] * previous->vertex_size[static_cast<std::size_t>(pm.tets[loc->element][i])];
       out[k] = std::min(h, size);

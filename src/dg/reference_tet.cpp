@@ -454,15 +454,21 @@ Matrix ReferenceTet::face_interpolation_matrix(int f, const std::vector<std::arr
     return row;
   };
   Matrix V(num_face_nodes, num_face_nodes);
-  for (int j = 0; j < num_face_nodes; ++j) {
-    const int node = face_nodes[f][static_cast<std::size_t>(j)];
-    const double r = nodes(node, 0), s = nodes(node, 1), t = nodes(node, 2);
-    const std::array<double, 4> lam{-(1 + r + s + t) / 2, (1 + r) / 2, (1 + s) / 2, (1 + t) / 2};
-    V.row(j) = monomials(lam[mesh::kFaceVertices[f][1]], lam[mesh::kFaceVertices[f][2]]);
-  }
+  const auto own = face_node_coordinates(f);
+  for (int j = 0; j < num_face_nodes; ++j) V.row(j) = monomials(own[static_cast<std::size_t>(j)][0], own[static_cast<std::size_t>(j)][1]);
   Matrix T(static_cast<Eigen::Index>(points.size()), num_face_nodes);
   for (std::size_t i = 0; i < points.size(); ++i) T.row(static_cast<Eigen::Index>(i)) = monomials(points[i][0], points[i][1]);
   return T * V.inverse();
+}
+
+std::vector<std::array<double, 2>> ReferenceTet::face_node_coordinates(int f) const {
+  std::vector<std::array<double, 2>> out;
+  for (const int node : face_nodes[static_cast<std::size_t>(f)]) {
+    const auto lam = vertex_barycentrics(nodes(node, 0), nodes(node, 1), nodes(node, 2));
+    out.push_back({lam[static_cast<std::size_t>(mesh::kFaceVertices[static_cast<std::size_t>(f)][1])],
+                   lam[static_cast<std::size_t>(mesh::kFaceVertices[static_cast<std::size_t>(f)][2])]});
+  }
+  return out;
 }
 
 }  // namespace dgrte::dg

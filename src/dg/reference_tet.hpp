@@ -19,6 +19,12 @@ using Points = Eigen::Matrix<double, Eigen::Dynamic, 3>;  // one point (r,s,t) p
 inline constexpr int kMinOrder = 1;
 inline constexpr int kMaxOrder = 8;
 
+// The barycentric coordinates of reference point (r, s, t) w.r.t. the tet's vertices v0..v3
+// (v0 at r = s = t = -1, v1 at r = 1, v2 at s = 1, v3 at t = 1).
+constexpr std::array<double, 4> vertex_barycentrics(double r, double s, double t) {
+  return {-(1 + r + s + t) / 2, (1 + r) / 2, (1 + s) / 2, (1 + t) / 2};
+}
+
 constexpr int tet_num_nodes(int order) { return (order + 1) * (order + 2) * (order + 3) / 6; }
 constexpr int tri_num_nodes(int order) { return (order + 1) * (order + 2) / 2; }
 
@@ -48,6 +54,8 @@ struct ReferenceTet {
   // given by the barycentrics (l1, l2) of the face's 2nd and 3rd vertices (mesh face-vertex
   // order (v_a, v_b, v_c): x = (1 - l1 - l2) v_a + l1 v_b + l2 v_c); rows = points.
   Matrix face_interpolation_matrix(int f, const std::vector<std::array<double, 2>>& points) const;
+  // The (l1, l2) of face f's nodes in that parametrisation (face_nodes order).
+  std::vector<std::array<double, 2>> face_node_coordinates(int f) const;
 };
 
 // Quadrature on the reference tetrahedron exact for polynomials of total degree <= degree

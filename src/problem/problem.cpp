@@ -648,8 +648,7 @@ void Walls::find_coincident_nodes() {
       const auto i = static_cast<std::size_t>(ref.face_nodes[f][j]);
       const std::size_t bj = b * nfp_ + j;
       const auto row = static_cast<Eigen::Index>(i);
-      const double r = ref.nodes(row, 0), s = ref.nodes(row, 1), t = ref.nodes(row, 2);
-      const std::array<double, 4> lambda{-(1 + r + s + t) / 2, (1 + r) / 2, (1 + s) / 2, (1 + t) / 2};
+      const auto lambda = dg::vertex_barycentrics(ref.nodes(row, 0), ref.nodes(row, 1), ref.nodes(row, 2));
       std::vector<int> on;
       for (int v = 0; v < 4; ++v)
         if (lambda[static_cast<std::size_t>(v)] > 1e-10) on.push_back(v);

@@ -15,8 +15,7 @@ std::array<FaceBary, 4> face_barycentrics(const dg::ReferenceTet& ref) {
   std::array<FaceBary, 4> out;
   for (int f = 0; f < 4; ++f) {
     for (int node : ref.face_nodes[f]) {
-      const double r = ref.nodes(node, 0), s = ref.nodes(node, 1), t = ref.nodes(node, 2);
-      const std::array<double, 4> lam{-(1 + r + s + t) / 2, (1 + r) / 2, (1 + s) / 2, (1 + t) / 2};
+      const auto lam = dg::vertex_barycentrics(ref.nodes(node, 0), ref.nodes(node, 1), ref.nodes(node, 2));
       out[f].push_back({lam[mesh::kFaceVertices[f][0]], lam[mesh::kFaceVertices[f][1]], lam[mesh::kFaceVertices[f][2]]});
     }
   }
