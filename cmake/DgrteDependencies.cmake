@@ -42,3 +42,15 @@ if(NOT RANDOM123_INCLUDE_DIR)
 endif()
 add_library(dgrte::random123 INTERFACE IMPORTED)
 set_target_properties(dgrte::random123 PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${RANDOM123_INCLUDE_DIR}")
+
+# pybind11 (Debian pybind11-dev, python3-dev): the Python module `import dgrte` (src/python).
+# Debian's interpreter, the one the tests and validation scripts run (numpy, scipy from Debian).
+if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+  set(Python3_EXECUTABLE /usr/bin/python3)
+endif()
+find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Module)
+set(PYBIND11_PYTHON_VERSION ${Python3_VERSION})
+find_package(pybind11 2.10 CONFIG)
+if(NOT pybind11_FOUND)
+  message(FATAL_ERROR "pybind11 not found: install the Debian packages pybind11-dev and python3-dev (bash scripts/install-deps.sh does)")
+endif()

@@ -14,6 +14,7 @@ PKGS=(
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd libclblast-dev clinfo
   python3-numpy python3-scipy python3-matplotlib python3-yaml
   python3-vtk9  # tests read solution.vtu back as ParaView does
+  pybind11-dev python3-dev  # the Python module (src/python)
 )
 missing=()
 for p in "${PKGS[@]}"; do

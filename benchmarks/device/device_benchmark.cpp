@@ -6,7 +6,7 @@
 // Prints one JSON document (benchmarks/README.md, "device_benchmark"); --out FILE also writes it
 // atomically after every case.
 #include "angular/quadrature.hpp"
-#include "app/run_case.hpp"
+#include "dgrte/dgrte.hpp"
 #include "backend/cpu_transport.hpp"
 #include "backend/device_data.hpp"
 #include "common/bench_util.hpp"
@@ -235,11 +235,11 @@ json whole_solve(double size, int order, const std::string& backend, const Optio
       "boundaries: {{\"*\": {{type: black, temperature: 300}}}}\n"
       "solver: {{outer: gmres, outer_tolerance: 1.0e-6, inner: sweep, backend: {}{}}}\noutput: {{vtk: false}}\n",
       DGRTE_SOURCE_DIR, size, order, backend, backend == "opencl" ? ", device: \"" + opt.device + "\"" : std::string());
-  dgrte::app::RunOptions ro;
+  dgrte::RunOptions ro;
   ro.case_file = file;
   ro.output_directory = dir / ("out_" + backend);
   ro.quiet = true;
-  const auto s = dgrte::app::run_case(ro);
+  const auto s = dgrte::run_case(ro);
   omp_set_num_threads(opt.threads);  // Gmsh reset it while meshing
   json walls;
   for (const auto& [name, w] : s["walls"].items()) walls[name] = w["q_in_W"];

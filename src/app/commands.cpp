@@ -1,6 +1,6 @@
 #include "app/commands.hpp"
 
-#include "app/run_case.hpp"
+#include "dgrte/dgrte.hpp"
 #include "common/error.hpp"
 #include "mesh/tet_mesh.hpp"
 #include "transport/krylov_solver.hpp"

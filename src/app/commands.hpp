@@ -22,5 +22,7 @@ void add_run_command(CLI::App& app, CommandLine& cmd);
 void add_mesh_info_command(CLI::App& app);
 // Commands of other modules (gas properties, 1-D slab solver).
 void add_extra_commands(CLI::App& app);
+// `dgrte devices` and `dgrte export CASE -o FILE` (device_commands.cpp).
+void add_device_commands(CLI::App& app);
 
 }  // namespace dgrte::app

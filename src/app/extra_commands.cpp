@@ -1,5 +1,4 @@
 #include "app/commands.hpp"
-#include "app/device_backend.hpp"
 #include "gas/gas_cli.hpp"
 
 namespace dgrte::app {

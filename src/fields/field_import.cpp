@@ -40,7 +40,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string where_file(const FieldRequest& r) { return fmt::format("{}: {}", r.where, r.file.string()); }
+std::string where_file(const FieldRequest& r) { return r.file.empty() ? r.where : fmt::format("{}: {}", r.where, r.file.string()); }
 
 void finish_ranges(SampledFields& out, const FieldRequest& r) {
   for (std::size_t a = 0; a < r.arrays.size(); ++a) {
@@ -50,6 +50,10 @@ void finish_ranges(SampledFields& out, const FieldRequest& r) {
 }
 
 [[noreturn]] void outside_error(const FieldRequest& r, const SampledFields& s, std::size_t total, const std::string& what) {
+  if (r.file.empty())  // a caller's cloud in memory (sample_cloud)
+    throw InputError(fmt::format("{}: {} of {} radiation-mesh points lie outside the given {} (the first at ({:.6g}, {:.6g}, {:.6g})); "
+                                 "give points that cover the radiation mesh, in the same units and frame",
+                                 r.where, s.outside, total, what, s.first_outside[0], s.first_outside[1], s.first_outside[2]));
   throw InputError(fmt::format("{}: {} of {} points lie outside the {} (the first at ({:.6g}, {:.6g}, {:.6g})); check that the "
                                "field file covers the radiation mesh in the same units and frame, or set 'outside: nearest' "
                                "in the field entry to take the value at the closest point of the source",
@@ -284,7 +288,7 @@ SampledFields sample_vtk(const FieldRequest& r, std::span<const Vec3> points) {
 // CSV point clouds.
 
 struct Cloud {
-  std::vector<Vec3> points;
+  std::span<const Vec3> points;
   std::size_t kdtree_get_point_count() const { return points.size(); }
   double kdtree_get_pt(std::size_t i, std::size_t d) const { return points[i][d]; }
   template <class Box>
@@ -328,8 +332,9 @@ SampledFields sample_csv(const FieldRequest& r, std::span<const Vec3> points) {
   const std::size_t cx = column("x", true), cy = column("y", true), cz = column("z", true);
   std::vector<std::size_t> cols;
   for (const auto& a : r.arrays) cols.push_back(column(a, false));
-  Cloud cloud;
-  std::vector<std::vector<double>> data(r.arrays.size());
+  PointCloud cloud;
+  auto& data = cloud.values;
+  data.resize(r.arrays.size());
   while (std::getline(in, line)) {
     ++line_no;
     const auto first = line.find_first_not_of(" \t\r");
@@ -349,12 +354,21 @@ SampledFields sample_csv(const FieldRequest& r, std::span<const Vec3> points) {
     for (std::size_t a = 0; a < cols.size(); ++a) data[a].push_back(number(cols[a]));
   }
   if (cloud.points.empty()) throw InputError(fmt::format("{}: no data rows after the header", where_file(r)));
+  return sample_cloud(cloud, r, points);
+}
+
+}  // namespace
+
+SampledFields sample_cloud(const PointCloud& source, const FieldRequest& r, std::span<const Vec3> points) {
+  if (source.points.empty()) throw InputError(fmt::format("{}: the point cloud is empty", where_file(r)));
+  const Cloud cloud{source.points};
+  const auto& data = source.values;
   SampledFields out;
   out.source_kind = "point cloud";
   out.source_points = cloud.points.size();
   const std::size_t k = std::min<std::size_t>(8, cloud.points.size());
   out.method = fmt::format("inverse-distance weighting (1/d^2) of the {} nearest points", k);
-  for (std::size_t a = 0; a < cols.size(); ++a) {
+  for (std::size_t a = 0; a < data.size(); ++a) {
     const auto [lo, hi] = std::minmax_element(data[a].begin(), data[a].end());
     out.ranges.push_back({r.arrays[a], *lo, *hi, 0, 0});
   }
@@ -401,8 +415,6 @@ SampledFields sample_csv(const FieldRequest& r, std::span<const Vec3> points) {
   finish_ranges(out, r);
   return out;
 }
-
-}  // namespace
 
 void read_vtk_in_process(const FieldRequest& request) { read_checked_vtk(request); }
 

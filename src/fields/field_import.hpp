@@ -47,6 +47,18 @@ struct SampledFields {
   double max_distance = 0;                  // point clouds: the distance used
 };
 
+// A point cloud in memory (a coupled CFD code's cell centres or nodes): values[a][i] is array a at
+// points[i].
+struct PointCloud {
+  std::vector<Vec3> points;
+  std::vector<std::vector<double>> values;
+};
+
+// A cloud sampled at points as a CSV file's is (inverse-distance weighting of the nearest points,
+// the same outside rule); request.arrays names the cloud's arrays (same order), request.file is
+// empty, request.where prefixes messages.
+SampledFields sample_cloud(const PointCloud& cloud, const FieldRequest& request, std::span<const Vec3> points);
+
 // VTK files are parsed in a child process first (isolation/isolated_read.hpp): a file that crashes
 // VTK's readers is an InputError, not a crash of the run.
 SampledFields sample_fields(const FieldRequest& request, std::span<const Vec3> points);

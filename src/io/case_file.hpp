@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -229,6 +231,11 @@ struct CaseSpec {
   std::shared_ptr<const YAML::Node> model;
   OutputSpec output;
   std::vector<std::string> warnings;  // e.g. directions normalised
+  // Values a library caller gives (dgrte::Solver::set_field), by quantity (temperature, kappa,
+  // sigma_s, soot_fv, pressure, x_h2o, x_co2, x_co): the value at a point x of mesh element e. They
+  // replace every medium entry's expression or field file for that quantity (a given temperature
+  // also replaces an Ib expression).
+  std::map<std::string, std::function<double(std::size_t element, const Vec3& x)>> given;
 };
 
 CaseSpec read_case(const std::filesystem::path& file);

@@ -145,8 +145,14 @@ PointSamples sample_properties(const io::CaseSpec& cs, std::span<const std::size
     record.info = std::move(got);
     if (imports) imports->push_back(std::move(record));
   }
-  // A quantity at point k: from the entry's field file if it maps it, else its expression, else the default.
+  // A quantity at point k: the caller's (cs.given) if given, else from the entry's field file if it
+  // maps it, else its expression, else the default.
+  auto given = [&](const char* name) {
+    const auto it = cs.given.find(name);
+    return it == cs.given.end() ? nullptr : &it->second;
+  };
   auto quantity = [&](std::size_t entry, const char* name, const std::optional<io::Expression>& ex, std::size_t k, double fallback) {
+    if (const auto* g = given(name)) return (*g)(element[k], x[k]);
     for (const auto& [q, v] : sampled[entry])
       if (q == name) return v[k];
     return ex ? (*ex)(x[k]) : fallback;
@@ -163,9 +169,16 @@ PointSamples sample_properties(const io::CaseSpec& cs, std::span<const std::size
     const auto& spec = cs.media[entry];
     const std::string key = "media." + spec.group;
     const Vec3& xk = x[k];
-    out.kappa[k] = spec.kappa ? checked((*spec.kappa)(xk), file, key + ".kappa", spec.line, xk, "the absorption coefficient") : 0.0;
-    out.sigma_s[k] = checked(spec.scattering(xk), file, key + ".scattering", spec.line, xk, "the scattering coefficient");
-    if (spec.blackbody_intensity) {
+    const auto* given_kappa = given("kappa");
+    const auto* given_sigma_s = given("sigma_s");
+    const bool temperature_given = given("temperature") != nullptr;
+    // (Given values are checked where they are given: dgrte::Solver::set_field.)
+    out.kappa[k] = given_kappa   ? (*given_kappa)(element[k], xk)
+                   : spec.kappa ? checked((*spec.kappa)(xk), file, key + ".kappa", spec.line, xk, "the absorption coefficient")
+                                : 0.0;
+    out.sigma_s[k] = given_sigma_s ? (*given_sigma_s)(element[k], xk)
+                                   : checked(spec.scattering(xk), file, key + ".scattering", spec.line, xk, "the scattering coefficient");
+    if (spec.blackbody_intensity && !temperature_given) {
       out.ib[k] = checked((*spec.blackbody_intensity)(xk), file, key + ".Ib", spec.line, xk, "the blackbody intensity");
     } else {
       const bool from_field = spec.field && spec.field->array_for("temperature");

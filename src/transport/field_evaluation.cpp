@@ -69,14 +69,19 @@ PointLocator::PointLocator(const Discretization& disc) : disc_(disc) {
 
 PointLocator::~PointLocator() = default;
 
+dg::Points reference_coordinates(const Discretization& disc, std::size_t e, const Vec3& x) {
+  const auto& g = disc.geometry[e];
+  const auto& v0 = disc.mesh->vertices[disc.mesh->tets[e][0]];
+  const Vec3 dx{x[0] - v0[0], x[1] - v0[1], x[2] - v0[2]};
+  dg::Points rst(1, 3);
+  for (int d = 0; d < 3; ++d) rst(0, d) = -1 + g.grad_rst[d][0] * dx[0] + g.grad_rst[d][1] * dx[1] + g.grad_rst[d][2] * dx[2];
+  return rst;
+}
+
 std::optional<PointLocator::Location> PointLocator::locate(const Vec3& x) const {
   constexpr double tol = 1e-10;
   auto try_element = [&](std::size_t e) -> std::optional<Location> {
-    const auto& g = disc_.geometry[e];
-    const auto& v0 = disc_.mesh->vertices[disc_.mesh->tets[e][0]];
-    const Vec3 dx{x[0] - v0[0], x[1] - v0[1], x[2] - v0[2]};
-    dg::Points rst(1, 3);
-    for (int d = 0; d < 3; ++d) rst(0, d) = -1 + g.grad_rst[d][0] * dx[0] + g.grad_rst[d][1] * dx[1] + g.grad_rst[d][2] * dx[2];
+    const dg::Points rst = reference_coordinates(disc_, e, x);
     const double l0 = -(1 + rst(0, 0) + rst(0, 1) + rst(0, 2)) / 2;
     if (l0 < -tol || (1 + rst(0, 0)) / 2 < -tol || (1 + rst(0, 1)) / 2 < -tol || (1 + rst(0, 2)) / 2 < -tol) return std::nullopt;
     return Location{e, rst};

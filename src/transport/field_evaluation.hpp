@@ -22,6 +22,10 @@ ErrorNorms error_norms(const Discretization& disc, std::span<const double> u,
 
 // Locates points in the mesh (k-d tree over element centroids, then a barycentric test) and
 // evaluates fields by the DG polynomial of the containing element.
+// The reference coordinates (r, s, t) of the physical point x under element e's affine map (x need
+// not lie inside the element).
+dg::Points reference_coordinates(const Discretization& disc, std::size_t e, const Vec3& x);
+
 class PointLocator {
  public:
   explicit PointLocator(const Discretization& disc);

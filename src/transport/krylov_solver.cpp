@@ -81,6 +81,28 @@ PetscSession::PetscSession(int* argc, char*** argv) {
 }
 PetscSession::~PetscSession() { PetscFinalize(); }
 
+void finalize_petsc() {
+  PetscBool running = PETSC_FALSE;
+  PetscInitialized(&running);
+  int mpi_finalized = 0;
+  MPI_Finalized(&mpi_finalized);
+  if (running && !mpi_finalized) PetscFinalize();
+}
+
+void ensure_petsc(const void* comm) {
+  PetscBool initialised = PETSC_FALSE;
+  PetscInitialized(&initialised);
+  if (initialised) return;
+  if (comm) PETSC_COMM_WORLD = *static_cast<const MPI_Comm*>(comm);
+  // A library leaves the caller's signals alone (PETSc's handler would abort a Python process).
+  check(PetscOptionsSetValue(nullptr, "-no_signal_handler", nullptr), "PetscOptionsSetValue");
+  check(PetscInitializeNoArguments(), "PetscInitialize");
+  // Finalised once, at exit, after every Solver of the process is gone (static destruction order).
+  static const struct Finaliser {
+    ~Finaliser() { finalize_petsc(); }
+  } finaliser;
+}
+
 std::vector<std::string> unused_petsc_options() {
   std::vector<std::string> out;
   PetscBool initialised = PETSC_FALSE;

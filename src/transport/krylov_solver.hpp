@@ -19,6 +19,13 @@ class PetscSession {
   PetscSession& operator=(const PetscSession&) = delete;
 };
 
+// For library callers (dgrte::Solver, the C API, Python): initialises PETSc (and MPI, if it is not
+// running) on first use, with communicator comm as PETSC_COMM_WORLD (MPI_COMM_WORLD if null); it is
+// finalised at process exit. Nothing if PETSc already runs (a PetscSession, or the caller's own).
+void ensure_petsc(const void* comm = nullptr);
+// Finalises PETSc now if it runs and MPI does (a caller that finalises MPI itself calls this first).
+void finalize_petsc();
+
 // Command-line PETSc options that no PETSc object has queried so far ("-ksp_rtoll 1e-6": a typo runs
 // silently otherwise), as "-name value" strings. Empty before PetscInitialize.
 std::vector<std::string> unused_petsc_options();

@@ -1,5 +1,5 @@
 // `dgrte run` end to end: outputs and summary.json contract, probes, and case/mesh mismatches.
-#include "app/run_case.hpp"
+#include "dgrte/dgrte.hpp"
 #include "common/error.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 #pragma once
 // Test helpers: run a case given as YAML text through run_case, and read a probe CSV by column.
-#include "app/run_case.hpp"
+#include "dgrte/dgrte.hpp"
 #include "common/error.hpp"
 #include "io/case_file.hpp"
 
@@ -27,12 +27,12 @@ inline Run run_yaml(const std::string& folder, const std::string& name, const st
   fs::create_directories(dir);
   const auto file = dir / (name + ".yaml");
   std::ofstream(file) << body;
-  app::RunOptions opt;
+  dgrte::RunOptions opt;
   opt.case_file = file;
   opt.output_directory = dir / ("out_" + name);
   opt.quiet = true;
   fs::remove_all(*opt.output_directory);
-  return {app::run_case(opt), *opt.output_directory};
+  return {dgrte::run_case(opt), *opt.output_directory};
 }
 
 // The InputError message of parsing a case given as YAML text ("" if it parses).

@@ -1,7 +1,7 @@
 // The line-by-line sum on OpenCL (opencl/lbl_line_sum.cl, run on PoCL in CI) against its host twin
 // gas::lbl_accumulate_voigt on HITRAN lines, the LBL model with its line sums on the device, and the
 // line-sum dump's round trip. Without an OpenCL platform the tests skip, unless DGRTE_REQUIRE_OPENCL=1.
-#include "app/device_backend.hpp"
+#include "dgrte/device_backend.hpp"
 #include "device/device_line_sum.hpp"
 #include "gas/hitran.hpp"
 #include "gas/lbl.hpp"
@@ -75,12 +75,12 @@ TEST(DeviceLineSum, LblModelOnTheDeviceMatchesTheCpuAndSaysSo) {
   gas::LblModel dev(h2o_lines(), tips, grid(2000, 2100, 0.02));
   gas::LoadedModel loaded;
   loaded.lbl = &dev;
-  app::BackendChoice choice;
+  runner::BackendChoice choice;
   choice.opencl = true;
   choice.options.device = "auto";
   choice.options.cache_dir = "none";
-  EXPECT_FALSE(app::move_line_sums_to_device(loaded, choice).empty());
-  EXPECT_EQ(app::property_backend(loaded), "opencl");
+  EXPECT_FALSE(runner::move_line_sums_to_device(loaded, choice).empty());
+  EXPECT_EQ(runner::property_backend(loaded), "opencl");
   EXPECT_EQ(cpu.property_backend(), "cpu");
   const std::vector<gas::GasState> states{{1200, 1, 0.1, 0, 0}, {1800, 1, 0.25, 0, 0}};
   cpu.prepare(states);

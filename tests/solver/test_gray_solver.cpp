@@ -1,6 +1,6 @@
 // The gray solver against exact answers: radiative equilibrium, the discrete-ordinates slab
 // solution, energy conservation, and agreement of the outer methods.
-#include "app/run_case.hpp"
+#include "dgrte/dgrte.hpp"
 #include "../common/case_runner.hpp"
 #include "common/error.hpp"
 

@@ -3,7 +3,7 @@
 // interior trace; at edges and corners the directions entering through the neighbouring wall take
 // that wall's value. Checked against the discrete-ordinates solution of an isothermal cube with cold
 // black walls, I(p, s) = Ib (1 - exp(-kappa L(p, -s))), whose intensity jumps at the walls.
-#include "app/run_case.hpp"
+#include "dgrte/dgrte.hpp"
 #include "../common/case_runner.hpp"
 #include "angular/quadrature.hpp"
 #include "io/case_file.hpp"

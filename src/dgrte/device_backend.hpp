@@ -1,17 +1,15 @@
 #pragma once
-// Choosing where a run's transport solves go (solver.backend, --backend) and the OpenCL pieces of
-// the command line: `dgrte devices` and `dgrte export`.
+// Choosing where a run's transport solves go (solver.backend, --backend).
 #include "device/device_transport.hpp"
 #include "gas/model_factory.hpp"
 #include "io/case_file.hpp"
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
 
-namespace dgrte::app {
+namespace dgrte::runner {
 
 struct BackendChoice {
   bool opencl = false;
@@ -33,7 +31,4 @@ nlohmann::json backend_summary(const BackendChoice& choice, const device::Device
 std::string move_line_sums_to_device(gas::LoadedModel& model, const BackendChoice& choice, std::string* why_not = nullptr);
 std::string property_backend(const gas::LoadedModel& model);  // "opencl" or "cpu"
 
-// `dgrte devices` and `dgrte export CASE -o FILE`.
-void add_device_commands(CLI::App& app);
-
-}  // namespace dgrte::app
+}  // namespace dgrte::runner

@@ -21,7 +21,7 @@
 #include <optional>
 #include <vector>
 
-namespace dgrte::app {
+namespace dgrte::runner {
 
 class FinalGatherRun {
  public:
@@ -72,4 +72,4 @@ class FinalGatherRun {
   double seconds_ = 0;
 };
 
-}  // namespace dgrte::app
+}  // namespace dgrte::runner

@@ -1,17 +1,18 @@
-#include "app/run_case.hpp"
+#include "dgrte/dgrte.hpp"
 
 #include "adapt/error_indicator.hpp"
 #include "adapt/refinement.hpp"
 
-#include "app/device_backend.hpp"
-#include "app/distributed_run.hpp"
-#include "app/final_gather_run.hpp"
+#include "dgrte/device_backend.hpp"
+#include "dgrte/distributed_run.hpp"
+#include "dgrte/final_gather_run.hpp"
 #include "backend/device_data.hpp"
 #include "backend/device_tracer_data.hpp"
 
 #include "backend/cpu_transport.hpp"
 #include "common/error.hpp"
 #include "common/version.hpp"
+#include "fields/field_import.hpp"
 #include "io/atomic_file.hpp"
 #include "io/case_file.hpp"
 #include "io/vtk_output.hpp"
@@ -30,7 +31,9 @@
 #include "transport/sweep.hpp"
 #include "angular/quadrature.hpp"
 
+#include <Eigen/Dense>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <omp.h>
 #include <sys/resource.h>
 
@@ -38,12 +41,16 @@
 #include <numbers>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <unordered_map>
 
-namespace dgrte::app {
+namespace dgrte::runner {
 namespace {
+
+using dgrte::Results;
+using dgrte::RunOptions;
 
 
 // Per spectral point (a band of SNBCK/LBL, a gray gas of WSGG/SLW): its wavenumber interval, the
@@ -89,7 +96,46 @@ struct Setup {
   // sweep, with neither scattering nor diffusely reflecting walls: no start needed). On rank 0.
   const std::vector<std::vector<std::vector<double>>>* initial_point_intensities = nullptr;
   std::vector<std::vector<std::vector<double>>> point_intensities;
+  // Library runs (dgrte::Solver): whether outputs are written, whether each solve keeps its
+  // intensities for the next one's warm start (keep_solution), and the fields handed back.
+  bool write_files = true;
+  bool keep_solution = false;
+  Results results;
 };
+
+// Results::fields: the node positions and the point arrays solution.vtu holds.
+// With the medium's temperature where the case gives one (solution.vtu has it for gas models only).
+void keep_fields(Setup& s, const transport::Discretization& disc, std::span<const io::PointField> pf, const problem::Medium& medium) {
+  auto& f = s.results.fields;
+  f.clear();
+  const std::size_t n = disc.num_dofs();
+  std::vector<double> x(n), y(n), z(n);
+  for (std::size_t k = 0; k < n; ++k) x[k] = disc.node_position[k][0], y[k] = disc.node_position[k][1], z[k] = disc.node_position[k][2];
+  f["x"] = std::move(x), f["y"] = std::move(y), f["z"] = std::move(z);
+  for (const auto& a : pf) f[a.name].assign(a.nodal.begin(), a.nodal.end());
+  const auto& T = medium.temperature;
+  if (!f.contains("temperature") && std::any_of(T.begin(), T.end(), [](double v) { return std::isfinite(v); })) f["temperature"] = T;
+}
+
+// Results::wall_fields: the face-node positions, surface group and arrays of walls.vtu's faces.
+void keep_wall_fields(Setup& s, const transport::Discretization& disc, const problem::Walls& walls,
+                      std::span<const io::PointField> arrays) {
+  auto& f = s.results.wall_fields;
+  f.clear();
+  const std::size_t nfp = walls.face_nodes(), np = static_cast<std::size_t>(disc.num_nodes());
+  std::vector<double> x, y, z, group;
+  for (std::size_t b = 0; b < walls.num_faces(); ++b) {
+    const std::size_t e = walls.element_face(b) / 4, face = walls.element_face(b) % 4;
+    const int g = disc.mesh->boundary_group[e][face];
+    for (std::size_t j = 0; j < nfp; ++j) {
+      const auto& p = disc.node_position[e * np + static_cast<std::size_t>(disc.ref.face_nodes[face][j])];
+      x.push_back(p[0]), y.push_back(p[1]), z.push_back(p[2]);
+      group.push_back(g >= 0 ? disc.mesh->surface_groups[static_cast<std::size_t>(g)].tag : -1);
+    }
+  }
+  f["x"] = std::move(x), f["y"] = std::move(y), f["z"] = std::move(z), f["surface_group"] = std::move(group);
+  for (const auto& a : arrays) f[a.name].assign(a.nodal.begin(), a.nodal.end());
+}
 
 // Field files (media.X.field): a summary record per entry, a log line per quantity (source range vs
 // the nodes' range), and a warning where nodes outside the source took the closest value.
@@ -180,6 +226,8 @@ void finish(Setup& s, nlohmann::json& summary, double setup_seconds, double solv
   if (gather_seconds >= 0) summary["timing"]["gather_seconds"] = gather_seconds;
   summary["peak_memory_mb"] = peak_memory_mb();
   summary["warnings"] = s.warnings;
+  s.results.summary = summary;
+  if (!s.write_files) return;
   io::write_text_atomically(dir / "summary.json", summary.dump(2) + "\n");
   s.log(fmt::format("  wrote {} (total {:.2f} s)", (dir / "summary.json").string(), seconds_since(s.start)));
 }
@@ -514,9 +562,9 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
   summary["solves"] = solves;
 
   const auto& dir = cs.output.directory;
-  std::filesystem::create_directories(dir);
+  if (s.write_files) std::filesystem::create_directories(dir);
   const auto t_out = Clock::now();
-  if (cs.output.vtk) {
+  {
     std::vector<io::PointField> pf;
     std::vector<std::string> names;
     io::StringData directions{"direction_of_array", {}};
@@ -527,12 +575,13 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
     for (std::size_t d = 0; d < solutions.size(); ++d) pf.push_back({names[d], solutions[d]});
     pf.push_back({"kappa", medium.kappa});
     pf.push_back({"Ib", medium.blackbody_intensity});
+    keep_fields(s, disc, pf, medium);
     auto fd = group_names(s.mesh);
     fd.push_back(directions);
-    io::write_solution_vtu(dir / "solution.vtu", disc, pf, cell_fields, cs.output.linear, fd);
+    if (cs.output.vtk && s.write_files) io::write_solution_vtu(dir / "solution.vtu", disc, pf, cell_fields, cs.output.linear, fd);
   }
   if (!cs.output.probes.empty()) {
-    std::filesystem::create_directories(dir / "probes");
+    if (s.write_files) std::filesystem::create_directories(dir / "probes");
     const transport::PointLocator locator(disc);
     for (const auto& probe : cs.output.probes) {
       if (!probe.wall.empty())
@@ -559,7 +608,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
       }
       if (outside)
         s.warnings.push_back(fmt::format("probe '{}': {} of {} points lie outside the mesh (written as nan)", probe.name, outside, probe.points));
-      io::write_text_atomically(dir / "probes" / (probe.name + ".csv"), text);
+      if (s.write_files) io::write_text_atomically(dir / "probes" / (probe.name + ".csv"), text);
     }
   }
   summary["grind_ns_per_dof"] = solve_seconds * 1e9 / (static_cast<double>(n) * static_cast<double>(cs.directions.size()));
@@ -826,6 +875,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     if (!points.empty()) problem::attach_output_points(medium, cs, disc, points);
   }
   solver::GrayOptions go = gray_options(cs, opt);
+  if (s.keep_solution) go.keep_intensities = true;  // the next solve's start (dgrte::Solver)
   go.initial_intensities = s.initial_intensities;  // distributed: rank 0's, on the whole mesh (solve_distributed sends it)
   if (go.positivity && (medium.scatters() || walls.state_size() > 0) && go.outer != io::OuterMethod::source_iteration)
     throw InputError(fmt::format("{}: the positivity limiter makes each sweep nonlinear, and a Krylov outer method needs a linear "
@@ -895,7 +945,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     // solve iterates (scattering, diffusely reflecting walls); points x ordinates x unknowns of memory.
     s.point_intensities.clear();
     auto keep_point = [&](int j, const solver::GrayResult& r) {
-      if (!cs.refine || r.coupling_unknowns == 0) return;
+      if (!(cs.refine || s.keep_solution) || r.coupling_unknowns == 0) return;
       s.point_intensities.resize(static_cast<std::size_t>(j) + 1);
       s.point_intensities[static_cast<std::size_t>(j)] = r.intensities;
     };
@@ -905,7 +955,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                                                                    : std::vector<std::vector<double>>();
     };
     if (s.initial_point_intensities) so.point_start = start_of;
-    if (gather || nongray_indicator || cs.refine)
+    if (gather || nongray_indicator || cs.refine || s.keep_solution)
       so.point_solved = [&](int j, const problem::Medium& point, const problem::Walls& point_walls, const solver::GrayResult& r,
                             const spectral::PointProblem* companion) {
         if (gather) gather->add(point, point_walls, r);
@@ -1103,10 +1153,10 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   summary["grind_definition"] = "solve seconds / (DOFs x ordinates x transport sweeps)";
 
   const auto& dir = cs.output.directory;
-  std::filesystem::create_directories(dir);
+  if (s.write_files) std::filesystem::create_directories(dir);
   const auto t_out = Clock::now();
-  output::write_quadrature_csv(dir / "quadrature.csv", quad);
-  if (cs.output.vtk) {
+  if (s.write_files) output::write_quadrature_csv(dir / "quadrature.csv", quad);
+  {
     // G, q and div q with the walls' values at the nodes of boundary faces (docs/case-file.md).
     const auto on_walls = [&](const std::vector<double>& nodal, const std::vector<double>& wall) {
       return output::with_wall_values(walls, nodal, wall);
@@ -1147,7 +1197,9 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     }
     auto fd = group_names(s.mesh);
     if (!directions.values.empty()) fd.push_back(directions);
-    io::write_solution_vtu(dir / "solution.vtu", disc, pf, cell_fields, cs.output.linear, fd);
+    keep_fields(s, disc, pf, medium);
+    const bool vtk = cs.output.vtk && s.write_files;
+    if (vtk) io::write_solution_vtu(dir / "solution.vtu", disc, pf, cell_fields, cs.output.linear, fd);
     std::vector<std::size_t> faces;
     io::CellField group{"surface_group", {}}, emissivity{"emissivity", {}};
     std::vector<double> wall_T(fields.q_net.size());
@@ -1158,19 +1210,19 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
       emissivity.values.push_back(walls.wall(walls.wall_of(b)).emissivity);
       for (std::size_t j = 0; j < walls.face_nodes(); ++j) wall_T[b * walls.face_nodes() + j] = walls.temperature(b, j);
     }
-    io::write_faces_vtu(dir / "walls.vtu", disc, faces,
-                        {{"q_in", result.q_in}, {"q_net", fields.q_net}, {"q_out", result.q_out}, {"q_emitted", fields.q_emitted},
-                         {"temperature", wall_T}, {"G", result.wall_G}},
-                        {group, emissivity}, group_names(s.mesh));
+    const std::vector<io::PointField> wall_arrays{{"q_in", result.q_in},         {"q_net", fields.q_net}, {"q_out", result.q_out},
+                                                  {"q_emitted", fields.q_emitted}, {"temperature", wall_T},  {"G", result.wall_G}};
+    keep_wall_fields(s, disc, walls, wall_arrays);
+    if (vtk) io::write_faces_vtu(dir / "walls.vtu", disc, faces, wall_arrays, {group, emissivity}, group_names(s.mesh));
   }
-  output::write_probes(dir, cs, disc, walls, result, fields, s.warnings, gather_on ? &gathered : nullptr);
-  if (model.spectral) write_spectral_csv(dir / "spectral.csv", spectral_run);
+  if (s.write_files) output::write_probes(dir, cs, disc, walls, result, fields, s.warnings, gather_on ? &gathered : nullptr);
+  if (model.spectral && s.write_files) write_spectral_csv(dir / "spectral.csv", spectral_run);
   summary["outputs"] = {{"vtk", cs.output.vtk ? "solution.vtu" : ""}, {"walls_vtk", cs.output.vtk ? "walls.vtu" : ""},
                         {"quadrature", "quadrature.csv"}, {"vtk_cells", cs.output.linear ? "linear" : "lagrange"},
                         {"spectral", model.spectral ? "spectral.csv" : ""}};
   finish(s, summary, setup_seconds, solve_seconds, t_out, gather_seconds);
   s.indicator = std::move(indicator);
-  if (cs.refine) s.intensities = std::move(result.intensities);  // the next cycle's start
+  if (cs.refine || s.keep_solution) s.intensities = std::move(result.intensities);  // the next cycle's (solve's) start
   return summary;
 }
 
@@ -1329,7 +1381,8 @@ nlohmann::json run_refined(Setup& s, const RunOptions& opt) {
                            {"max_cycles", rs.max_cycles},  {"max_dofs", rs.max_dofs},
                            {"target_reached", reached},    {"stopped", stop},
                            {"cycles", cycles}};
-  io::write_text_atomically(s.cs.output.directory / "summary.json", summary.dump(2) + "\n");
+  s.results.summary = summary;
+  if (s.write_files) io::write_text_atomically(s.cs.output.directory / "summary.json", summary.dump(2) + "\n");
   return summary;
 }
 
@@ -1593,9 +1646,9 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
                            {"error_estimate", "standard error of the mean over independent batches"}};
 
   const auto& dir = cs.output.directory;
-  std::filesystem::create_directories(dir);
+  if (s.write_files) std::filesystem::create_directories(dir);
   const auto t_out = Clock::now();
-  if (cs.output.vtk) {
+  {
     auto cells = element_fields(s.mesh);
     for (const auto& [name, est] : {std::pair<const char*, const mc::Estimate*>{"G", &r.G}, {"qx", &r.qx}, {"qy", &r.qy}, {"qz", &r.qz},
                                     {"divq", &r.divq}}) {
@@ -1606,7 +1659,17 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
     cells.push_back({"sigma_s_element", model.in_mesh_order(model.sigma_s)});
     std::vector<io::PointField> pf{{"sigma_s", medium.sigma_s}, {"Ib", medium.blackbody_intensity}};
     pf.push_back(gas_model.spectral ? io::PointField{"kappa_planck", props.kappa_planck} : io::PointField{"kappa", medium.kappa});
-    io::write_solution_vtu(dir / "solution.vtu", disc, pf, cells, cs.output.linear, group_names(s.mesh));
+    // Results::fields: the tallies are element means, repeated at each element's nodes.
+    std::vector<std::vector<double>> at_nodes;
+    for (const auto& c : cells) {
+      auto& v = at_nodes.emplace_back(disc.num_dofs());
+      for (std::size_t k = 0; k < v.size(); ++k) v[k] = c.values[k / static_cast<std::size_t>(disc.num_nodes())];
+    }
+    std::vector<io::PointField> kept = pf;
+    for (std::size_t c = 0; c < cells.size(); ++c) kept.push_back({cells[c].name, at_nodes[c]});
+    keep_fields(s, disc, kept, medium);
+    const bool vtk = cs.output.vtk && s.write_files;
+    if (vtk) io::write_solution_vtu(dir / "solution.vtu", disc, pf, cells, cs.output.linear, group_names(s.mesh));
     std::vector<std::size_t> faces;
     io::CellField group{"surface_group", {}}, emissivity{"emissivity", {}}, q_out{"q_out", {}}, q_emitted{"q_emitted", {}};
     std::vector<double> wall_T(F * nfp);
@@ -1619,12 +1682,20 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
       q_emitted.values.push_back(face_emission[b]);
       for (std::size_t j = 0; j < nfp; ++j) wall_T[b * nfp + j] = walls.temperature(b, j);
     }
-    io::write_faces_vtu(dir / "walls.vtu", disc, faces, {{"temperature", wall_T}},
-                        {group, emissivity, {"q_in", r.q_in.mean}, {"q_in_stderr", r.q_in.error}, {"q_net", r.q_net.mean},
-                         {"q_net_stderr", r.q_net.error}, q_out, q_emitted},
-                        group_names(s.mesh));
+    const std::vector<io::CellField> face_values{group, emissivity, {"q_in", r.q_in.mean}, {"q_in_stderr", r.q_in.error},
+                                                 {"q_net", r.q_net.mean}, {"q_net_stderr", r.q_net.error}, q_out, q_emitted};
+    // Results::wall_fields: per-face tallies repeated at each face's nodes.
+    std::vector<std::vector<double>> at_face_nodes;
+    std::vector<io::PointField> wall_arrays{{"temperature", wall_T}};
+    for (std::size_t c = 2; c < face_values.size(); ++c) {
+      auto& v = at_face_nodes.emplace_back(F * nfp);
+      for (std::size_t k = 0; k < v.size(); ++k) v[k] = face_values[c].values[k / nfp];
+    }
+    for (std::size_t c = 2; c < face_values.size(); ++c) wall_arrays.push_back({face_values[c].name, at_face_nodes[c - 2]});
+    keep_wall_fields(s, disc, walls, wall_arrays);
+    if (vtk) io::write_faces_vtu(dir / "walls.vtu", disc, faces, {{"temperature", wall_T}}, face_values, group_names(s.mesh));
   }
-  if (!lines.empty()) {
+  if (!lines.empty() && s.write_files) {
     std::filesystem::create_directories(dir / "probes");
     for (const auto& line : lines) {
       const bool wall = !line.spec->wall.empty();
@@ -1655,8 +1726,6 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
   return summary;
 }
 
-}  // namespace
-
 // What runs distributed so far (issue 14): `directions:` and `angular:` runs (gray or with a gas
 // model, collimated beams, final gather, positivity limiter, error indicator, adaptive refinement) on the CPU.
 // Anything else under mpirun is an input error rather than N copies of the whole run.
@@ -1676,8 +1745,12 @@ void require_distributable(const io::CaseSpec& cs, int ranks) {
                                  cs.file.string(), ranks, why));
 }
 
-static nlohmann::json run_case_unguarded(const RunOptions& opt) {
-  Setup s{io::read_case(opt.case_file), {}, {}, {}, {}, Clock::now(), 0, nlohmann::json::array(), nullptr, {}, std::nullopt, nullptr, {}};
+// The case, the mesh and (one process) the discretisation: everything a solve starts from. In place:
+// the discretisation points to s.mesh.
+void prepare(Setup& s, const RunOptions& opt) {
+  transport::ensure_petsc();  // library callers (a command line has started it)
+  s.cs = io::read_case(opt.case_file);
+  s.start = Clock::now();
   if (opt.output_directory) s.cs.output.directory = *opt.output_directory;
   if (opt.linear_vtk) s.cs.output.linear = *opt.linear_vtk;
   if (opt.backend) {
@@ -1686,8 +1759,10 @@ static nlohmann::json run_case_unguarded(const RunOptions& opt) {
     s.cs.solver.backend = *opt.backend;
     s.cs.solver.backend_where.clear();
   }
-  s.log = [&](const std::string& line) {
-    if (!opt.quiet) std::cout << line << std::endl;
+  s.write_files = opt.write_files;
+  const bool quiet = opt.quiet;
+  s.log = [quiet](const std::string& line) {
+    if (!quiet) std::cout << line << std::endl;
   };
   s.warnings = s.cs.warnings;
   const auto [rank, ranks] = mpi_rank_and_size();
@@ -1708,24 +1783,154 @@ static nlohmann::json run_case_unguarded(const RunOptions& opt) {
           s.mesh.source, group.name.empty() ? fmt::format("#{}", group.tag) : group.name, s.mesh.interior_tagged_faces[g], c[0], c[1],
           c[2]));
     }
-  if (s.cs.refine) return run_refined(s, opt);
-  if (ranks > 1) {
-    Distributed d = distribute(s, rank, ranks);
-    return s.cs.angular ? run_angular(s, opt, &d) : run_directions(s, opt, &d);
-  }
-  s.disc = transport::make_discretization(s.mesh, s.cs.order);
-  if (s.cs.solver.monte_carlo()) return run_montecarlo(s, opt);
-  return s.cs.angular ? run_angular(s, opt) : run_directions(s, opt);
+  if (!s.cs.refine && ranks == 1) s.disc = transport::make_discretization(s.mesh, s.cs.order);
 }
 
-// The device core throws DeviceError (out of device memory, kernel build failure, ...): a solver
-// failure for the command line's exit codes, not an internal error.
-nlohmann::json run_case(const RunOptions& opt) {
+// One solve of a prepared case. The device core throws DeviceError (out of device memory, kernel
+// build failure, ...): a solver failure for the command line's exit codes, not an internal error.
+nlohmann::json solve(Setup& s, const RunOptions& opt, std::optional<Distributed>& distributed) {
   try {
-    return run_case_unguarded(opt);
+    if (s.cs.refine) return run_refined(s, opt);
+    const auto [rank, ranks] = mpi_rank_and_size();
+    if (ranks > 1) {
+      if (!distributed) distributed.emplace(distribute(s, rank, ranks));
+      return s.cs.angular ? run_angular(s, opt, &*distributed) : run_directions(s, opt, &*distributed);
+    }
+    if (s.cs.solver.monte_carlo()) return run_montecarlo(s, opt);
+    return s.cs.angular ? run_angular(s, opt) : run_directions(s, opt);
   } catch (const device::DeviceError& e) {
     throw SolverError(fmt::format("OpenCL backend: {}", e.what()));
   }
 }
 
-}  // namespace dgrte::app
+// A caller's nodal values as a function of (element, point): the element's polynomial through
+// them (the DG space they live in), clamped at 0 where interpolation undershoots between nodes.
+std::function<double(std::size_t, const Vec3&)> nodal_function(const transport::Discretization& disc, std::vector<double> values) {
+  auto v = std::make_shared<const std::vector<double>>(std::move(values));
+  return [&disc, v](std::size_t e, const Vec3& x) {
+    const auto np = static_cast<Eigen::Index>(disc.ref.num_nodes);
+    const Eigen::Map<const Eigen::VectorXd> ue(v->data() + static_cast<Eigen::Index>(e) * np, np);
+    const double value = (disc.ref.interpolation_matrix(transport::reference_coordinates(disc, e, x)) * ue)(0);
+    return std::max(value, 0.0);
+  };
+}
+
+}  // namespace
+}  // namespace dgrte::runner
+
+namespace dgrte {
+
+const std::vector<std::string>& settable_fields() {
+  static const std::vector<std::string> names{"temperature", "kappa", "sigma_s", "soot_fv", "pressure", "x_h2o", "x_co2", "x_co"};
+  return names;
+}
+
+struct Solver::State {
+  RunOptions options;
+  runner::Setup setup;
+  std::optional<runner::Distributed> distributed;  // under mpirun: this rank's piece, partitioned once
+  // The previous solve's intensities (the next solve's start), per spectral point for a nongray run.
+  std::vector<std::vector<double>> warm;
+  std::vector<std::vector<std::vector<double>>> warm_points;
+};
+
+Solver::Solver(RunOptions options) : state_(std::make_unique<State>()) {
+  state_->options = std::move(options);
+  runner::prepare(state_->setup, state_->options);
+  state_->setup.keep_solution = true;
+}
+Solver::~Solver() = default;
+Solver::Solver(Solver&&) noexcept = default;
+Solver& Solver::operator=(Solver&&) noexcept = default;
+
+std::size_t Solver::num_nodes() const { return state_->setup.disc.num_dofs(); }
+
+std::vector<std::array<double, 3>> Solver::node_positions() const {
+  const auto& p = state_->setup.disc.node_position;
+  return {p.begin(), p.end()};
+}
+
+void Solver::set_field(const std::string& name, std::span<const double> values) {
+  auto& s = state_->setup;
+  const auto& names = settable_fields();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    throw InputError(fmt::format("set_field('{}'): not a settable quantity; use one of {}", name, fmt::join(names, ", ")));
+  if (s.cs.refine)
+    throw InputError(fmt::format("set_field('{}'): {} refines its mesh (refine:), so its nodes change from cycle to cycle; remove "
+                                 "refine: to set fields at the nodes",
+                                 name, s.cs.file.string()));
+  if (runner::mpi_rank_and_size().second > 1)
+    throw InputError(fmt::format("set_field('{}'): fields are set on one process only so far (the solver runs on {} MPI processes)", name,
+                                 runner::mpi_rank_and_size().second));
+  const bool gas_quantity = name == "pressure" || name.starts_with("x_");
+  if (gas_quantity && !s.cs.model)
+    throw InputError(fmt::format("set_field('{}'): {} has no gas model (model:), so the gas composition is not used", name, s.cs.file.string()));
+  if (values.size() != num_nodes())
+    throw InputError(fmt::format("set_field('{}'): {} values given, but the solver has {} nodes (num_nodes(); order {} on {} elements)", name,
+                                 values.size(), num_nodes(), s.cs.order, s.disc.num_elements()));
+  const double upper = name == "soot_fv" || name.starts_with("x_") ? 1.0 : std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (!std::isfinite(values[k]) || values[k] < 0 || values[k] > upper || (name == "soot_fv" && values[k] >= 1))
+      throw InputError(fmt::format("set_field('{}'): value {} at node {} (element {}, at ({:.6g}, {:.6g}, {:.6g})): it must be finite and "
+                                   "in [0, {}]",
+                                   name, values[k], k, k / static_cast<std::size_t>(s.disc.num_nodes()), s.disc.node_position[k][0],
+                                   s.disc.node_position[k][1], s.disc.node_position[k][2], upper));
+  s.cs.given[name] = runner::nodal_function(s.disc, {values.begin(), values.end()});
+}
+
+void Solver::set_field_at_points(const std::string& name, std::span<const std::array<double, 3>> points, std::span<const double> values) {
+  if (points.size() != values.size())
+    throw InputError(fmt::format("set_field_at_points('{}'): {} points but {} values", name, points.size(), values.size()));
+  fields::PointCloud cloud{{points.begin(), points.end()}, {{values.begin(), values.end()}}};
+  fields::FieldRequest request{{}, {name}, false, 0, fmt::format("set_field_at_points('{}')", name)};
+  const auto& disc = state_->setup.disc;
+  set_field(name, fields::sample_cloud(cloud, request, disc.node_position).values[0]);
+}
+
+void Solver::clear_fields() { state_->setup.cs.given.clear(); }
+
+std::vector<double> Solver::interpolate(std::span<const double> nodal, std::span<const std::array<double, 3>> points) const {
+  const auto& disc = state_->setup.disc;
+  if (nodal.size() != disc.num_dofs())
+    throw InputError(fmt::format("interpolate: {} nodal values given, but the solver has {} nodes", nodal.size(), disc.num_dofs()));
+  const transport::PointLocator locator(disc);
+  std::vector<double> out(points.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (const auto loc = locator.locate(points[i])) out[i] = locator.evaluate(*loc, nodal);
+  return out;
+}
+
+void Solver::reset_warm_start() {
+  state_->setup.intensities.clear();
+  state_->setup.point_intensities.clear();
+}
+
+Results Solver::solve() {
+  auto& s = state_->setup;
+  s.start = runner::Clock::now();
+  s.results = {};
+  s.warnings = s.cs.warnings;
+  s.printed = s.warnings.size();
+  s.fields = nlohmann::json::array();
+  // The last solve's intensities are this one's start (run_angular keeps them: keep_solution).
+  state_->warm = std::move(s.intensities);
+  state_->warm_points = std::move(s.point_intensities);
+  s.intensities.clear(), s.point_intensities.clear();
+  s.initial_intensities = state_->warm.empty() ? nullptr : &state_->warm;
+  s.initial_point_intensities = state_->warm_points.empty() ? nullptr : &state_->warm_points;
+  runner::solve(s, state_->options, state_->distributed);
+  s.initial_intensities = nullptr, s.initial_point_intensities = nullptr;
+  return std::move(s.results);
+}
+
+Results run(const RunOptions& options) {
+  runner::Setup s;
+  runner::prepare(s, options);
+  std::optional<runner::Distributed> distributed;
+  runner::solve(s, options, distributed);
+  return std::move(s.results);
+}
+
+nlohmann::json run_case(const RunOptions& options) { return run(options).summary; }
+
+}  // namespace dgrte

@@ -1,4 +1,4 @@
-#include "app/distributed_run.hpp"
+#include "dgrte/distributed_run.hpp"
 
 #include "common/error.hpp"
 #include "parallel/global_order.hpp"
@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-namespace dgrte::app {
+namespace dgrte::runner {
 namespace {
 
 // MPI_Gatherv of `count` items per rank (the items of rank r at offsets[r] on rank 0).
@@ -182,4 +182,4 @@ nlohmann::json parallel_record(const Distributed& d, double setup_seconds, doubl
   return record;
 }
 
-}  // namespace dgrte::app
+}  // namespace dgrte::runner

@@ -1,4 +1,4 @@
-#include "app/final_gather_run.hpp"
+#include "dgrte/final_gather_run.hpp"
 
 #include <Eigen/Dense>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <numeric>
 
-namespace dgrte::app {
+namespace dgrte::runner {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -241,4 +241,4 @@ nlohmann::json FinalGatherRun::finish(solver::GrayResult& result, output::Radiat
   return out;
 }
 
-}  // namespace dgrte::app
+}  // namespace dgrte::runner

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace dgrte::app {
+namespace dgrte::runner {
 
 struct Distributed {
   parallel::LocalMesh local;
@@ -66,4 +66,4 @@ solver::Collimated distribute_beams(const Distributed& d, const RootProblem* roo
 // meaningful on rank 0.
 nlohmann::json parallel_record(const Distributed& d, double setup_seconds, double solve_seconds, nlohmann::json record);
 
-}  // namespace dgrte::app
+}  // namespace dgrte::runner
