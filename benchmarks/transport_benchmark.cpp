@@ -4,7 +4,7 @@
 // Progress goes to stderr. See benchmarks/README.md for what is measured and how to read it.
 #include "angular/quadrature.hpp"
 #include "common/bench_util.hpp"
-#include "backend/cpu_transport.hpp"
+#include "transport/cpu_transport.hpp"
 #include "common/error.hpp"
 #include "mesh/tet_mesh.hpp"
 #include "transport/discretization.hpp"
@@ -40,7 +40,7 @@
 
 namespace {
 
-using dgrte::backend::BlockKind;
+using dgrte::transport::BlockKind;
 using dgrte::transport::Vec3;
 using json = nlohmann::json;
 using dgrte::bench::Clock;
@@ -243,9 +243,9 @@ std::size_t process_peak_rss() {
 // ---------------------------------------------------------------------------------------------
 // A backend decorator that counts and times the operator and preconditioner calls of a solve.
 
-class TimedBackend final : public dgrte::backend::TransportBackend {
+class TimedBackend final : public dgrte::transport::TransportBackend {
  public:
-  explicit TimedBackend(dgrte::backend::TransportBackend& inner) : inner_(inner) {}
+  explicit TimedBackend(dgrte::transport::TransportBackend& inner) : inner_(inner) {}
   std::size_t size() const override { return inner_.size(); }
   void set_direction(const Vec3& s, const dgrte::transport::ReactionTerm& sigma_t, BlockKind blocks) override {
     inner_.set_direction(s, sigma_t, blocks);
@@ -271,7 +271,7 @@ class TimedBackend final : public dgrte::backend::TransportBackend {
   double apply_seconds = 0, precondition_seconds = 0;
 
  private:
-  dgrte::backend::TransportBackend& inner_;
+  dgrte::transport::TransportBackend& inner_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -384,7 +384,7 @@ json run_case(const Options& opt, const MeshEntry& m, int order, double stream_g
   const Vec3 s = direction();
   std::fprintf(stderr, "[transport_benchmark] %s P%d: %zu elements, %zu DOFs\n", m.label.c_str(), order, K, N);
 
-  dgrte::backend::CpuTransport cpu(disc, opt.budget);
+  dgrte::transport::CpuTransport cpu(disc, opt.budget);
   TimedBackend op(cpu);
   const tr::ReactionTerm kappa(std::vector<double>(N, kKappa), static_cast<int>(np));
   std::vector<double> ex(N), rhs(N), g(K * 4 * nfp);

@@ -7,7 +7,7 @@
 // atomically after every case.
 #include "angular/quadrature.hpp"
 #include "dgrte/dgrte.hpp"
-#include "backend/cpu_transport.hpp"
+#include "transport/cpu_transport.hpp"
 #include "backend/device_data.hpp"
 #include "common/bench_util.hpp"
 #include "device/device_transport.hpp"
@@ -35,7 +35,7 @@
 
 namespace {
 
-using dgrte::backend::BlockKind;
+using dgrte::transport::BlockKind;
 using dgrte::transport::ElementSolves;
 using dgrte::bench::Clock;
 using dgrte::bench::median;
@@ -152,7 +152,7 @@ json cpu_kernels(const dgrte::transport::Discretization& disc, const dgrte::tran
                  const std::vector<dgrte::transport::SweepPlan>& plans, int repeats, double stream_bw) {
   const std::size_t n = disc.num_dofs(), cols = dirs.size();
   const double bytes = bytes_per_column(disc, 8);
-  dgrte::backend::CpuTransport cpu(disc, std::size_t{2} << 30);  // the app's default block budget
+  dgrte::transport::CpuTransport cpu(disc, std::size_t{2} << 30);  // the app's default block budget
   std::vector<double> u(n, 1.0), y(n);
   double t_apply = 0, t_block = 0, t_setup = 0;
   for (const auto& s : dirs) {

@@ -1,7 +1,7 @@
 #include "backend/device_tracer_data.hpp"
 
 #include "mc/random.hpp"
-#include "mesh/tet_topology.hpp"
+#include "common/tet_topology.hpp"
 
 namespace dgrte::backend {
 
@@ -19,7 +19,7 @@ device::TracerGeometry tracer_geometry(const mc::McModel& m) {
   for (const auto& v : m.mesh.vertices) g.vertices.insert(g.vertices.end(), v.begin(), v.end());
   for (const auto& face : m.faces) {
     const auto t = static_cast<std::size_t>(face.element);
-    const auto& fv = mesh::kFaceVertices[static_cast<std::size_t>(face.local)];
+    const auto& fv = dgrte::kFaceVertices[static_cast<std::size_t>(face.local)];
     g.face_int.insert(g.face_int.end(), {face.element, m.mesh.tets[t][static_cast<std::size_t>(fv[0])],
                                          m.mesh.tets[t][static_cast<std::size_t>(fv[1])], m.mesh.tets[t][static_cast<std::size_t>(fv[2])]});
     g.face_real.insert(g.face_real.end(), {face.inward[0], face.inward[1], face.inward[2], face.absorptivity, face.specular_share});

@@ -2,7 +2,7 @@
 // The transport backend on an OpenCL device (device::DeviceTransport), for one direction at a time
 // through the TransportBackend interface (PETSc's Krylov solvers call it), and batched: many
 // directions in one device-resident Bi-CGSTAB (solve_batch), which is how the solver uses it.
-#include "backend/transport_backend.hpp"
+#include "transport/transport_backend.hpp"
 #include "device/device_transport.hpp"
 #include "transport/discretization.hpp"
 #include "transport/reaction.hpp"
@@ -10,6 +10,9 @@
 #include <memory>
 
 namespace dgrte::backend {
+
+using transport::BlockKind;
+using transport::TransportBackend;
 
 class OpenclTransport final : public TransportBackend {
  public:

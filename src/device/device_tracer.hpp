@@ -18,7 +18,7 @@ struct TracerGeometry {
   std::vector<int> across;       // per element 4: neighbour, or -(1 + boundary face)
   std::vector<int> tets;         // per element 4 vertex indices
   std::vector<double> vertices;  // 3 per vertex
-  std::vector<int> face_int;     // per boundary face: element, its 3 vertices (mesh::kFaceVertices order)
+  std::vector<int> face_int;     // per boundary face: element, its 3 vertices (dgrte::kFaceVertices order)
   std::vector<double> face_real; // per boundary face: inward unit normal (3), absorptivity, specular share
   std::vector<double> beam_direction;  // 3 per collimated beam
   // Phase functions: per function type (0 isotropic, 1 Henyey-Greenstein, 2 Legendre), offset and

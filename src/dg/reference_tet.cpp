@@ -2,7 +2,7 @@
 // ch. 10 (Vandermonde3D, Dmatrices3D, Lift3D). Equation/section numbers refer to that book.
 #include "dg/reference_tet.hpp"
 
-#include "mesh/tet_topology.hpp"
+#include "common/tet_topology.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <cmath>
@@ -465,8 +465,8 @@ std::vector<std::array<double, 2>> ReferenceTet::face_node_coordinates(int f) co
   std::vector<std::array<double, 2>> out;
   for (const int node : face_nodes[static_cast<std::size_t>(f)]) {
     const auto lam = vertex_barycentrics(nodes(node, 0), nodes(node, 1), nodes(node, 2));
-    out.push_back({lam[static_cast<std::size_t>(mesh::kFaceVertices[static_cast<std::size_t>(f)][1])],
-                   lam[static_cast<std::size_t>(mesh::kFaceVertices[static_cast<std::size_t>(f)][2])]});
+    out.push_back({lam[static_cast<std::size_t>(dgrte::kFaceVertices[static_cast<std::size_t>(f)][1])],
+                   lam[static_cast<std::size_t>(dgrte::kFaceVertices[static_cast<std::size_t>(f)][2])]});
   }
   return out;
 }

@@ -9,13 +9,13 @@
 #include "backend/device_data.hpp"
 #include "backend/device_tracer_data.hpp"
 
-#include "backend/cpu_transport.hpp"
+#include "transport/cpu_transport.hpp"
 #include "common/error.hpp"
 #include "common/version.hpp"
 #include "fields/field_import.hpp"
 #include "io/atomic_file.hpp"
 #include "io/case_file.hpp"
-#include "io/vtk_output.hpp"
+#include "output/vtk_output.hpp"
 #include "mc/monte_carlo.hpp"
 #include "mesh/tet_mesh.hpp"
 #include "output/radiation_output.hpp"
@@ -105,7 +105,7 @@ struct Setup {
 
 // Results::fields: the node positions and the point arrays solution.vtu holds.
 // With the medium's temperature where the case gives one (solution.vtu has it for gas models only).
-void keep_fields(Setup& s, const transport::Discretization& disc, std::span<const io::PointField> pf, const problem::Medium& medium) {
+void keep_fields(Setup& s, const transport::Discretization& disc, std::span<const output::PointField> pf, const problem::Medium& medium) {
   auto& f = s.results.fields;
   f.clear();
   const std::size_t n = disc.num_dofs();
@@ -119,7 +119,7 @@ void keep_fields(Setup& s, const transport::Discretization& disc, std::span<cons
 
 // Results::wall_fields: the face-node positions, surface group and arrays of walls.vtu's faces.
 void keep_wall_fields(Setup& s, const transport::Discretization& disc, const problem::Walls& walls,
-                      std::span<const io::PointField> arrays) {
+                      std::span<const output::PointField> arrays) {
   auto& f = s.results.wall_fields;
   f.clear();
   const std::size_t nfp = walls.face_nodes(), np = static_cast<std::size_t>(disc.num_nodes());
@@ -166,15 +166,15 @@ void report_fields(Setup& s, const problem::Medium& m) {
   }
 }
 
-std::vector<io::StringData> group_names(const mesh::TetMesh& mesh) {
-  io::StringData vol{"volume_group_names", {}}, surf{"surface_group_names", {}};
+std::vector<output::StringData> group_names(const mesh::TetMesh& mesh) {
+  output::StringData vol{"volume_group_names", {}}, surf{"surface_group_names", {}};
   for (const auto& g : mesh.volume_groups) vol.values.push_back(fmt::format("{}={}", g.tag, problem::group_label(g)));
   for (const auto& g : mesh.surface_groups) surf.values.push_back(fmt::format("{}={}", g.tag, problem::group_label(g)));
   return {vol, surf};
 }
 
-std::vector<io::CellField> element_fields(const mesh::TetMesh& mesh) {
-  io::CellField id{"element_id", {}}, group{"volume_group", {}};
+std::vector<output::CellField> element_fields(const mesh::TetMesh& mesh) {
+  output::CellField id{"element_id", {}}, group{"volume_group", {}};
   for (std::size_t e = 0; e < mesh.num_elements(); ++e) {
     id.values.push_back(static_cast<double>(e));
     const int gi = mesh.tet_group[e];
@@ -269,7 +269,7 @@ void solve_directions_on_device(Setup& s, const problem::Medium& medium, const p
   const std::size_t chunk = std::max<std::size_t>(1, device->max_columns(vectors));
   if (device->max_columns(vectors) == 0)
     throw SolverError(fmt::format("{}: not one direction of {} unknowns fits the device memory budget", device->device().label(), n));
-  backend::CpuTransport check(disc, 0);
+  transport::CpuTransport check(disc, 0);
   const auto pc = solver::device_preconditioner(cs.solver.preconditioner);
   for (std::size_t d0 = 0; d0 < M; d0 += chunk) {
     const std::size_t cols = std::min(chunk, M - d0);
@@ -307,7 +307,7 @@ void solve_directions_on_device(Setup& s, const problem::Medium& medium, const p
     for (std::size_t c = 0; c < cols; ++c) {
       const auto& dir = cs.directions[d0 + c];
       std::vector<double> x(u.begin() + static_cast<long>(c * n), u.begin() + static_cast<long>((c + 1) * n)), y(n);
-      check.set_direction(dir, medium.extinction, backend::BlockKind::none);
+      check.set_direction(dir, medium.extinction, transport::BlockKind::none);
       check.apply(x, y);
       double r2 = 0, b2 = 0;
       for (std::size_t i = 0; i < n; ++i) r2 += (y[i] - b[c * n + i]) * (y[i] - b[c * n + i]), b2 += b[c * n + i] * b[c * n + i];
@@ -336,7 +336,7 @@ nlohmann::json solve_directions_distributed(Setup& s, const Distributed& d, cons
   std::vector<std::string> local_warnings;  // rank 0's global setup reports the case's warnings
   const problem::Walls walls(cs, disc, nullptr, local_warnings);
   const std::size_t np = static_cast<std::size_t>(disc.num_nodes()), n = disc.num_dofs(), owned = d.local.num_owned * np;
-  backend::CpuTransport op(disc, static_cast<std::size_t>(cs.solver.preconditioner_memory_mb * 1024.0 * 1024.0));
+  transport::CpuTransport op(disc, static_cast<std::size_t>(cs.solver.preconditioner_memory_mb * 1024.0 * 1024.0));
   const parallel::GhostExchange exchange(PETSC_COMM_WORLD, d.local, static_cast<int>(np));
   parallel::DistributedTransport dop(op, exchange, owned);
   const auto blocks = solver::block_kind(cs.solver.preconditioner);
@@ -372,7 +372,7 @@ nlohmann::json solve_directions_distributed(Setup& s, const Distributed& d, cons
       std::copy_n(full.begin(), owned, u.begin());
       // The true residual of the global system.
       std::vector<double> y(owned);
-      dop.set_direction(dir, medium.extinction, backend::BlockKind::none);
+      dop.set_direction(dir, medium.extinction, transport::BlockKind::none);
       dop.apply(u, y);
       double sums[2] = {0, 0};
       for (std::size_t i = 0; i < owned; ++i) sums[0] += (y[i] - b[i]) * (y[i] - b[i]), sums[1] += b[i] * b[i];
@@ -452,7 +452,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
   s.log(fmt::format("dgrte {}: case {} — {} tets, order {}, {} direction(s), inner solver {}", kVersion, cs.file.string(),
                     disc.num_elements(), cs.order, cs.directions.size(), io::to_string(inner)));
   const std::size_t budget = static_cast<std::size_t>(cs.solver.preconditioner_memory_mb * 1024.0 * 1024.0);
-  backend::CpuTransport op(disc, budget);
+  transport::CpuTransport op(disc, budget);
   const auto blocks = solver::block_kind(cs.solver.preconditioner);
   const double setup_seconds = seconds_since(s.start);
   std::size_t preconditioner_bytes = 0;
@@ -486,7 +486,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
       const bool measured = !(res.relative_residual < 0);  // NaN (u has NaN) counts as measured
       double rel = res.relative_residual;
       if (!measured) {
-        op.set_direction(dir, medium.extinction, backend::BlockKind::none);
+        op.set_direction(dir, medium.extinction, transport::BlockKind::none);
         std::vector<double> y(n);
         op.apply(u, y);
         double r2 = 0, b2 = 0;
@@ -540,7 +540,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
   summary["solver"] = {{"method", "bicgstab"}, {"inner", io::to_string(inner)},
                        {"preconditioner", io::to_string(cs.solver.preconditioner)}, {"rtol", cs.solver.rtol},
                        {"max_iterations", cs.solver.max_iterations}, {"preconditioner_bytes", preconditioner_bytes},
-                       {"preconditioner_blocks_cached", preconditioner_bytes > 0 || blocks == backend::BlockKind::none}};
+                       {"preconditioner_blocks_cached", preconditioner_bytes > 0 || blocks == transport::BlockKind::none}};
   summary["backend"] = backend_summary(backend_choice, device.get());
   if (distributed) summary["parallel"] = parallel_json;
   auto cell_fields = element_fields(s.mesh);
@@ -565,9 +565,9 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
   if (s.write_files) std::filesystem::create_directories(dir);
   const auto t_out = Clock::now();
   {
-    std::vector<io::PointField> pf;
+    std::vector<output::PointField> pf;
     std::vector<std::string> names;
-    io::StringData directions{"direction_of_array", {}};
+    output::StringData directions{"direction_of_array", {}};
     for (std::size_t d = 0; d < solutions.size(); ++d) {
       names.push_back(fmt::format("I_{}", d));
       directions.values.push_back(fmt::format("I_{}: ({:.9g}, {:.9g}, {:.9g})", d, cs.directions[d][0], cs.directions[d][1], cs.directions[d][2]));
@@ -578,7 +578,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
     keep_fields(s, disc, pf, medium);
     auto fd = group_names(s.mesh);
     fd.push_back(directions);
-    if (cs.output.vtk && s.write_files) io::write_solution_vtu(dir / "solution.vtu", disc, pf, cell_fields, cs.output.linear, fd);
+    if (cs.output.vtk && s.write_files) output::write_solution_vtu(dir / "solution.vtu", disc, pf, cell_fields, cs.output.linear, fd);
   }
   if (!cs.output.probes.empty()) {
     if (s.write_files) std::filesystem::create_directories(dir / "probes");
@@ -1164,7 +1164,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     const auto G = on_walls(result.G, result.wall_G), qx = on_walls(result.qx, result.wall_qx),
                qy = on_walls(result.qy, result.wall_qy), qz = on_walls(result.qz, result.wall_qz),
                divq = on_walls(fields.divq, fields.wall_divq);
-    std::vector<io::PointField> pf{{"G", G},       {"qx", qx},     {"qy", qy},
+    std::vector<output::PointField> pf{{"G", G},       {"qx", qx},     {"qy", qy},
                                    {"qz", qz},     {"divq", divq}, {"divq_from_q", fields.divq_from_q},
                                    {"sigma_s", medium.sigma_s}, {"Ib", medium.blackbody_intensity}};
     if (model.spectral) {
@@ -1182,7 +1182,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     }
     if (!medium.soot_fv.empty()) pf.push_back({"soot_fv", medium.soot_fv});
     std::vector<std::string> names;
-    io::StringData directions{"direction_of_array", {}};
+    output::StringData directions{"direction_of_array", {}};
     const std::size_t written = cs.output.intensities ? result.intensities.size() : 0;  // kept for the final gather only otherwise
     for (std::size_t m = 0; m < written; ++m) {
       names.push_back(fmt::format("I_{}", m));
@@ -1199,9 +1199,9 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     if (!directions.values.empty()) fd.push_back(directions);
     keep_fields(s, disc, pf, medium);
     const bool vtk = cs.output.vtk && s.write_files;
-    if (vtk) io::write_solution_vtu(dir / "solution.vtu", disc, pf, cell_fields, cs.output.linear, fd);
+    if (vtk) output::write_solution_vtu(dir / "solution.vtu", disc, pf, cell_fields, cs.output.linear, fd);
     std::vector<std::size_t> faces;
-    io::CellField group{"surface_group", {}}, emissivity{"emissivity", {}};
+    output::CellField group{"surface_group", {}}, emissivity{"emissivity", {}};
     std::vector<double> wall_T(fields.q_net.size());
     for (std::size_t b = 0; b < walls.num_faces(); ++b) {
       faces.push_back(walls.element_face(b));
@@ -1210,10 +1210,10 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
       emissivity.values.push_back(walls.wall(walls.wall_of(b)).emissivity);
       for (std::size_t j = 0; j < walls.face_nodes(); ++j) wall_T[b * walls.face_nodes() + j] = walls.temperature(b, j);
     }
-    const std::vector<io::PointField> wall_arrays{{"q_in", result.q_in},         {"q_net", fields.q_net}, {"q_out", result.q_out},
+    const std::vector<output::PointField> wall_arrays{{"q_in", result.q_in},         {"q_net", fields.q_net}, {"q_out", result.q_out},
                                                   {"q_emitted", fields.q_emitted}, {"temperature", wall_T},  {"G", result.wall_G}};
     keep_wall_fields(s, disc, walls, wall_arrays);
-    if (vtk) io::write_faces_vtu(dir / "walls.vtu", disc, faces, wall_arrays, {group, emissivity}, group_names(s.mesh));
+    if (vtk) output::write_faces_vtu(dir / "walls.vtu", disc, faces, wall_arrays, {group, emissivity}, group_names(s.mesh));
   }
   if (s.write_files) output::write_probes(dir, cs, disc, walls, result, fields, s.warnings, gather_on ? &gathered : nullptr);
   if (model.spectral && s.write_files) write_spectral_csv(dir / "spectral.csv", spectral_run);
@@ -1657,21 +1657,21 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
     }
     if (!gas_model.spectral) cells.push_back({"kappa_element", model.in_mesh_order(model.kappa)});
     cells.push_back({"sigma_s_element", model.in_mesh_order(model.sigma_s)});
-    std::vector<io::PointField> pf{{"sigma_s", medium.sigma_s}, {"Ib", medium.blackbody_intensity}};
-    pf.push_back(gas_model.spectral ? io::PointField{"kappa_planck", props.kappa_planck} : io::PointField{"kappa", medium.kappa});
+    std::vector<output::PointField> pf{{"sigma_s", medium.sigma_s}, {"Ib", medium.blackbody_intensity}};
+    pf.push_back(gas_model.spectral ? output::PointField{"kappa_planck", props.kappa_planck} : output::PointField{"kappa", medium.kappa});
     // Results::fields: the tallies are element means, repeated at each element's nodes.
     std::vector<std::vector<double>> at_nodes;
     for (const auto& c : cells) {
       auto& v = at_nodes.emplace_back(disc.num_dofs());
       for (std::size_t k = 0; k < v.size(); ++k) v[k] = c.values[k / static_cast<std::size_t>(disc.num_nodes())];
     }
-    std::vector<io::PointField> kept = pf;
+    std::vector<output::PointField> kept = pf;
     for (std::size_t c = 0; c < cells.size(); ++c) kept.push_back({cells[c].name, at_nodes[c]});
     keep_fields(s, disc, kept, medium);
     const bool vtk = cs.output.vtk && s.write_files;
-    if (vtk) io::write_solution_vtu(dir / "solution.vtu", disc, pf, cells, cs.output.linear, group_names(s.mesh));
+    if (vtk) output::write_solution_vtu(dir / "solution.vtu", disc, pf, cells, cs.output.linear, group_names(s.mesh));
     std::vector<std::size_t> faces;
-    io::CellField group{"surface_group", {}}, emissivity{"emissivity", {}}, q_out{"q_out", {}}, q_emitted{"q_emitted", {}};
+    output::CellField group{"surface_group", {}}, emissivity{"emissivity", {}}, q_out{"q_out", {}}, q_emitted{"q_emitted", {}};
     std::vector<double> wall_T(F * nfp);
     for (std::size_t b = 0; b < F; ++b) {
       faces.push_back(walls.element_face(b));
@@ -1682,18 +1682,18 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
       q_emitted.values.push_back(face_emission[b]);
       for (std::size_t j = 0; j < nfp; ++j) wall_T[b * nfp + j] = walls.temperature(b, j);
     }
-    const std::vector<io::CellField> face_values{group, emissivity, {"q_in", r.q_in.mean}, {"q_in_stderr", r.q_in.error},
+    const std::vector<output::CellField> face_values{group, emissivity, {"q_in", r.q_in.mean}, {"q_in_stderr", r.q_in.error},
                                                  {"q_net", r.q_net.mean}, {"q_net_stderr", r.q_net.error}, q_out, q_emitted};
     // Results::wall_fields: per-face tallies repeated at each face's nodes.
     std::vector<std::vector<double>> at_face_nodes;
-    std::vector<io::PointField> wall_arrays{{"temperature", wall_T}};
+    std::vector<output::PointField> wall_arrays{{"temperature", wall_T}};
     for (std::size_t c = 2; c < face_values.size(); ++c) {
       auto& v = at_face_nodes.emplace_back(F * nfp);
       for (std::size_t k = 0; k < v.size(); ++k) v[k] = face_values[c].values[k / nfp];
     }
     for (std::size_t c = 2; c < face_values.size(); ++c) wall_arrays.push_back({face_values[c].name, at_face_nodes[c - 2]});
     keep_wall_fields(s, disc, walls, wall_arrays);
-    if (vtk) io::write_faces_vtu(dir / "walls.vtu", disc, faces, {{"temperature", wall_T}}, face_values, group_names(s.mesh));
+    if (vtk) output::write_faces_vtu(dir / "walls.vtu", disc, faces, {{"temperature", wall_T}}, face_values, group_names(s.mesh));
   }
   if (!lines.empty() && s.write_files) {
     std::filesystem::create_directories(dir / "probes");

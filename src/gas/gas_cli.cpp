@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -82,9 +83,8 @@ double path_emissivity(const LoadedModel& m, const GasState& s, double L) {
   return m.snb ? m.snb->emissivity(s, L) : homogeneous_emissivity(*m.spectral, s, L);
 }
 
-std::string state_json(const GasState& s) {
-  return fmt::format("{{\"T\": {}, \"P\": {}, \"x_h2o\": {}, \"x_co2\": {}, \"x_co\": {}, \"soot_fv\": {}}}", s.temperature,
-                     s.pressure, s.x_h2o, s.x_co2, s.x_co, s.soot_fv);
+nlohmann::json state_json(const GasState& s) {
+  return {{"T", s.temperature}, {"P", s.pressure}, {"x_h2o", s.x_h2o}, {"x_co2", s.x_co2}, {"x_co", s.x_co}, {"soot_fv", s.soot_fv}};
 }
 
 void cmd_emissivity(const StateOptions& o) {
@@ -94,8 +94,7 @@ void cmd_emissivity(const StateOptions& o) {
   if (m.spectral) m.spectral->prepare(std::span<const GasState>(&s, 1));  // e.g. SLW reference state = this state
   const double e = path_emissivity(m, s, o.L);
   if (o.json)
-    std::cout << fmt::format("{{\"model\": \"{}\", \"state\": {}, \"L\": {}, \"emissivity\": {:.8g}}}\n", m.name(), state_json(s),
-                             o.L, e);
+    std::cout << nlohmann::json{{"model", m.name()}, {"state", state_json(s)}, {"L", o.L}, {"emissivity", e}}.dump() << "\n";
   else
     std::cout << fmt::format("model {}: total emissivity {:.6f} (T = {} K, P = {} atm, x_H2O = {}, x_CO2 = {}, x_CO = {}, L = {} m)\n",
                              m.name(), e, s.temperature, s.pressure, s.x_h2o, s.x_co2, s.x_co, o.L);
@@ -135,8 +134,9 @@ void cmd_planck_mean(const StateOptions& o) {
     }
   }
   if (o.json)
-    std::cout << fmt::format("{{\"model\": \"{}\", \"state\": {}, \"kappa_planck\": {:.8g}, \"kappa_planck_radcal_fit\": {:.8g}}}\n",
-                             name, state_json(s), kp_model, kp_fit);
+    std::cout << nlohmann::json{{"model", name}, {"state", state_json(s)}, {"kappa_planck", kp_model}, {"kappa_planck_radcal_fit", kp_fit}}
+                     .dump()
+              << "\n";
   else {
     std::cout << fmt::format("Planck-mean absorption coefficient: {:.6g} 1/m ({})\n", kp_model, name);
     if (name != "planck-mean") std::cout << fmt::format("RADCAL polynomial fit:              {:.6g} 1/m\n", kp_fit);
@@ -161,11 +161,8 @@ void cmd_kdistribution(const StateOptions& o) {
     m.spectral->emission_weight(j, std::span<const GasState>(&s, 1), std::span<const double>(&t, 1), std::span<double>(&a[j], 1));
   }
   if (o.json) {
-    std::cout << fmt::format("{{\"model\": \"{}\", \"state\": {}, \"spectral_points\": {},\n \"kappa\": [", m.name(), state_json(s), n);
-    for (int j = 0; j < n; ++j) std::cout << (j ? ", " : "") << fmt::format("{:.8g}", k[j]);
-    std::cout << "],\n \"weight\": [";
-    for (int j = 0; j < n; ++j) std::cout << (j ? ", " : "") << fmt::format("{:.8g}", a[j]);
-    std::cout << "]}\n";
+    std::cout << nlohmann::json{{"model", m.name()}, {"state", state_json(s)}, {"spectral_points", n}, {"kappa", k}, {"weight", a}}.dump()
+              << "\n";
   } else {
     std::cout << "j,kappa_per_m,weight\n";
     for (int j = 0; j < n; ++j) std::cout << fmt::format("{},{:.8g},{:.8g}\n", j, k[j], a[j]);
@@ -221,10 +218,14 @@ void cmd_spectrum(const StateOptions& o, const SpectrumOptions& so) {
     out = &f;
   }
   if (o.json) {
-    *out << fmt::format("{{\"model\": \"{}\", \"state\": {}, \"wavenumber\": [", m.name(), state_json(s));
-    for (long i = 0; i < n; ++i) *out << (i ? ", " : "") << fmt::format("{:.10g}", nu[i]);
+    // Streamed: a line-by-line spectrum may have tens of millions of points, which a JSON document
+    // in memory would hold twice over; nlohmann writes the header and every number.
+    std::string head = nlohmann::json{{"model", m.name()}, {"state", state_json(s)}}.dump();
+    head.pop_back();  // the closing brace: the arrays follow
+    *out << head << ", \"wavenumber\": [";
+    for (long i = 0; i < n; ++i) *out << (i ? ", " : "") << nlohmann::json(nu[i]).dump();
     *out << "], \"kappa\": [";
-    for (long i = 0; i < n; ++i) *out << (i ? ", " : "") << fmt::format("{:.8g}", k[i]);
+    for (long i = 0; i < n; ++i) *out << (i ? ", " : "") << nlohmann::json(k[i]).dump();
     *out << "]}\n";
   } else {
     *out << "wavenumber_per_cm,kappa_per_m\n";

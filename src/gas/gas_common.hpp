@@ -9,12 +9,13 @@
 #include <string_view>
 #include <vector>
 
+#include "common/constants.hpp"
 #include "gas/spectral_model.hpp"
 
 namespace dgrte::gas {
 
-inline constexpr double kPi = 3.14159265358979323846;
-inline constexpr double kSigma = 5.670374419e-8;   // W/(m^2 K^4)
+using dgrte::kPi;                                   // common/constants.hpp
+inline constexpr double kSigma = kStefanBoltzmann;  // W/(m^2 K^4)
 inline constexpr double kC2 = 1.4387769;           // second radiation constant, cm K
 inline constexpr double kC1nu = 3.741771852e-8;    // 2 pi h c^2 for E_b,nu in W/(m^2 cm^-1) with nu in cm^-1
 inline constexpr double kAtm = 101325.0;            // Pa

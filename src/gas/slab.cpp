@@ -1,9 +1,11 @@
 #include "gas/slab.hpp"
+#include "io/atomic_file.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -473,47 +475,32 @@ SlabResult solve_slab(const SlabCase& c) {
 }
 
 namespace {
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') o += '\\';
-    if (static_cast<unsigned char>(ch) < 0x20) {
-      o += fmt::format("\\u{:04x}", static_cast<int>(ch));
-      continue;
-    }
-    o += ch;
-  }
-  return o;
-}
 }  // namespace
 
 void write_slab_output(const SlabCase& c, const SlabResult& r, const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError(fmt::format("cannot create output directory '{}': {}", dir.string(), ec.message()));
-  {
-    std::ofstream f(dir / "slab.csv");
-    if (!f) throw InputError(fmt::format("cannot write '{}'", (dir / "slab.csv").string()));
-    f << "x,q,divq\n";
-    for (std::size_t i = 0; i < r.x.size(); ++i) f << fmt::format("{:.10g},{:.10g},{:.10g}\n", r.x[i], r.q[i], r.divq[i]);
-  }
-  std::ofstream f(dir / "summary.json");
-  if (!f) throw InputError(fmt::format("cannot write '{}'", (dir / "summary.json").string()));
-  f << "{\n";
-  f << fmt::format("  \"case\": \"{}\",\n", json_escape(c.file));
-  f << fmt::format("  \"model\": \"{}\",\n  \"type\": \"{}\",\n", json_escape(r.model), json_escape(r.type));
-  f << fmt::format("  \"spectral_points\": {},\n", r.spectral_points);
+  std::string csv = "x,q,divq\n";
+  for (std::size_t i = 0; i < r.x.size(); ++i) csv += fmt::format("{:.10g},{:.10g},{:.10g}\n", r.x[i], r.q[i], r.divq[i]);
+  io::write_text_atomically(dir / "slab.csv", csv);
+  nlohmann::json summary = {{"case", c.file},
+                             {"model", r.model},
+                             {"type", r.type},
+                             {"spectral_points", r.spectral_points},
+                             {"fine_points", r.fine_points},
+                             {"directions", r.directions},
+                             {"output_points", r.x.size()},
+                             {"length", c.length},
+                             {"pressure", c.pressure},
+                             {"wall_fluxes", {{"left", r.q_left}, {"right", r.q_right}}},
+                             {"energy_balance", {{"divq_integral", r.divq_integral}, {"q_right_minus_q_left", r.q_right - r.q_left}}},
+                             {"timings", {{"setup", r.time_setup}, {"properties", r.time_properties}, {"solve", r.time_solve},
+                                          {"total", r.time_total}}}};
   if (r.soot)
-    f << fmt::format("  \"spectral\": {{\"soot\": {{\"model\": \"{}\", \"constant\": {:.6g}, \"treatment\": \"{}\", \"soot_intervals\": {}}}}},\n",
-                     r.soot->model, r.soot->constant, r.soot->treatment, r.soot->intervals);
-  f << fmt::format("  \"fine_points\": {},\n  \"directions\": {},\n  \"output_points\": {},\n", r.fine_points, r.directions, r.x.size());
-  f << fmt::format("  \"length\": {},\n  \"pressure\": {},\n", c.length, c.pressure);
-  f << fmt::format("  \"wall_fluxes\": {{\"left\": {:.10g}, \"right\": {:.10g}}},\n", r.q_left, r.q_right);
-  f << fmt::format("  \"energy_balance\": {{\"divq_integral\": {:.10g}, \"q_right_minus_q_left\": {:.10g}}},\n", r.divq_integral,
-                   r.q_right - r.q_left);
-  f << fmt::format("  \"timings\": {{\"setup\": {:.6f}, \"properties\": {:.6f}, \"solve\": {:.6f}, \"total\": {:.6f}}}\n",
-                   r.time_setup, r.time_properties, r.time_solve, r.time_total);
-  f << "}\n";
+    summary["spectral"] = {{"soot", {{"model", r.soot->model}, {"constant", r.soot->constant}, {"treatment", r.soot->treatment},
+                                     {"soot_intervals", r.soot->intervals}}}};
+  io::write_text_atomically(dir / "summary.json", summary.dump(2) + "\n");
 }
 
 }  // namespace dgrte::gas

@@ -2,6 +2,7 @@
 // A compiled muparser expression of named double variables (x, y, z, sx, sy, sz, ...).
 // The constants pi and sigma (Stefan-Boltzmann) are defined; see docs/case-file.md. Not
 // thread-safe per object (muparser binds variables by address): copy it per thread.
+#include "common/constants.hpp"
 #include <array>
 #include <memory>
 #include <span>
@@ -45,7 +46,7 @@ class Expression {
   double constant_value_ = 0;
 };
 
-inline constexpr double kStefanBoltzmann = 5.670374419e-8;  // W/(m^2 K^4), CODATA 2018
-inline constexpr double kPi = 3.14159265358979323846;
+using dgrte::kStefanBoltzmann;  // common/constants.hpp
+using dgrte::kPi;
 
 }  // namespace dgrte::io

@@ -1,7 +1,7 @@
 #include "mc/final_gather.hpp"
 
 #include "gas/gas_common.hpp"
-#include "mesh/tet_topology.hpp"
+#include "common/tet_topology.hpp"
 
 #include <Eigen/Dense>
 #include <omp.h>
@@ -788,7 +788,7 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   auto wall_point = [&](std::size_t p) {
     const std::size_t b = p / per_face, ef = in.walls.element_face(b), e = ef / 4;
     const auto v = disc.element_vertices(e);
-    const auto& fv = mesh::kFaceVertices[ef % 4];
+    const auto& fv = dgrte::kFaceVertices[ef % 4];
     const auto [l1, l2] = projection.points[p % per_face];
     Vec3 x{};
     for (std::size_t k = 0; k < 3; ++k)

@@ -2,7 +2,7 @@
 
 #include "common/error.hpp"
 #include "mc/random.hpp"
-#include "mesh/tet_topology.hpp"
+#include "common/tet_topology.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -44,7 +44,7 @@ Vec3 point_in_tet(const TracingMesh& tm, std::size_t e, PathRandom& rng) {
 Vec3 point_on_face(const TracingMesh& tm, std::size_t e, int f, PathRandom& rng) {
   double r1 = rng.uniform(), r2 = rng.uniform();
   if (r1 + r2 > 1) r1 = 1 - r1, r2 = 1 - r2;
-  const auto& fv = mesh::kFaceVertices[static_cast<std::size_t>(f)];
+  const auto& fv = dgrte::kFaceVertices[static_cast<std::size_t>(f)];
   const auto& a = tm.vertices[static_cast<std::size_t>(tm.tets[e][static_cast<std::size_t>(fv[0])])];
   const auto& b = tm.vertices[static_cast<std::size_t>(tm.tets[e][static_cast<std::size_t>(fv[1])])];
   const auto& c = tm.vertices[static_cast<std::size_t>(tm.tets[e][static_cast<std::size_t>(fv[2])])];

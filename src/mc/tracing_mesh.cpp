@@ -1,7 +1,7 @@
 #include "mc/tracing_mesh.hpp"
 
 #include "common/error.hpp"
-#include "mesh/tet_topology.hpp"
+#include "common/tet_topology.hpp"
 
 #include <fmt/format.h>
 
@@ -62,7 +62,7 @@ TracingMesh make_tracing_mesh(const mesh::TetMesh& mesh, const std::vector<long>
                        cross(sub(v[static_cast<std::size_t>(t[2])], v[a]), sub(v[static_cast<std::size_t>(t[3])], v[a]))) / 6.0;
     for (int f = 0; f < 4; ++f) {
       std::array<int, 3> fv{};
-      for (int k = 0; k < 3; ++k) fv[static_cast<std::size_t>(k)] = t[static_cast<std::size_t>(mesh::kFaceVertices[static_cast<std::size_t>(f)][static_cast<std::size_t>(k)])];
+      for (int k = 0; k < 3; ++k) fv[static_cast<std::size_t>(k)] = t[static_cast<std::size_t>(dgrte::kFaceVertices[static_cast<std::size_t>(f)][static_cast<std::size_t>(k)])];
       std::sort(fv.begin(), fv.end());
       const Vec3& p0 = v[static_cast<std::size_t>(fv[0])];
       Vec3 n = cross(sub(v[static_cast<std::size_t>(fv[1])], p0), sub(v[static_cast<std::size_t>(fv[2])], p0));

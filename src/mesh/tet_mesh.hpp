@@ -4,7 +4,7 @@
 // Local face numbering of a tet with vertices (v0,v1,v2,v3) matches dg::ReferenceTet:
 // face 0 = (v0,v1,v2), face 1 = (v0,v1,v3), face 2 = (v1,v2,v3), face 3 = (v0,v2,v3).
 #include "common/vec3.hpp"
-#include "mesh/tet_topology.hpp"
+#include "common/tet_topology.hpp"
 
 #include <array>
 #include <cstddef>

@@ -219,9 +219,9 @@ std::vector<WallPoint> wall_faces_at(const io::Vec3& point, const transport::Dis
     const std::size_t e = walls.element_face(b) / 4;
     const int f = static_cast<int>(walls.element_face(b) % 4);
     const auto v = disc.element_vertices(e);
-    const auto& A = v[mesh::kFaceVertices[f][0]];
-    const auto& B = v[mesh::kFaceVertices[f][1]];
-    const auto& C = v[mesh::kFaceVertices[f][2]];
+    const auto& A = v[dgrte::kFaceVertices[f][0]];
+    const auto& B = v[dgrte::kFaceVertices[f][1]];
+    const auto& C = v[dgrte::kFaceVertices[f][2]];
     Eigen::Matrix<double, 3, 2> E;
     Eigen::Vector3d rel;
     for (int c = 0; c < 3; ++c) E(c, 0) = B[c] - A[c], E(c, 1) = C[c] - A[c], rel[c] = x[c] - A[c];

@@ -4,10 +4,10 @@
 
 namespace dgrte::parallel {
 
-DistributedTransport::DistributedTransport(backend::TransportBackend& local, const GhostExchange& exchange, std::size_t owned)
+DistributedTransport::DistributedTransport(transport::TransportBackend& local, const GhostExchange& exchange, std::size_t owned)
     : local_(local), exchange_(exchange), owned_(owned), x_(local.size(), 0.0), y_(local.size(), 0.0) {}
 
-void DistributedTransport::set_direction(const backend::Vec3& s, const transport::ReactionTerm& sigma_t, backend::BlockKind blocks) {
+void DistributedTransport::set_direction(const dgrte::Vec3& s, const transport::ReactionTerm& sigma_t, transport::BlockKind blocks) {
   local_.set_direction(s, sigma_t, blocks);
 }
 

@@ -710,7 +710,7 @@ void Walls::find_coincident_nodes() {
       Vec3 centroid{0, 0, 0};
       double size = 0;
       for (int k = 0; k < 3; ++k) {
-        const auto& p = v[static_cast<std::size_t>(mesh::kFaceVertices[face_[c] % 4][k])];
+        const auto& p = v[static_cast<std::size_t>(dgrte::kFaceVertices[face_[c] % 4][k])];
         for (int d = 0; d < 3; ++d) centroid[static_cast<std::size_t>(d)] += p[static_cast<std::size_t>(d)] / 3;
       }
       for (int d = 0; d < 3; ++d) size = std::max(size, std::abs(centroid[static_cast<std::size_t>(d)] - x[static_cast<std::size_t>(d)]));

@@ -1,6 +1,6 @@
 #include "solver/gray_solver.hpp"
 
-#include "backend/cpu_transport.hpp"
+#include "transport/cpu_transport.hpp"
 #include "common/error.hpp"
 #include "common/parallel.hpp"
 #include "parallel/boundary_exchange.hpp"
@@ -22,14 +22,14 @@
 
 namespace dgrte::solver {
 
-backend::BlockKind block_kind(io::Preconditioner p) {
+transport::BlockKind block_kind(io::Preconditioner p) {
   switch (p) {
-    case io::Preconditioner::block_jacobi: return backend::BlockKind::full;
-    case io::Preconditioner::partial_block_jacobi: return backend::BlockKind::partial;
+    case io::Preconditioner::block_jacobi: return transport::BlockKind::full;
+    case io::Preconditioner::partial_block_jacobi: return transport::BlockKind::partial;
     case io::Preconditioner::none:
     case io::Preconditioner::sweep: break;
   }
-  return backend::BlockKind::none;
+  return transport::BlockKind::none;
 }
 
 device::DevicePreconditioner device_preconditioner(io::Preconditioner p) {
@@ -147,7 +147,7 @@ class TransportSweep {
       const std::size_t per_ordinate = 3 * n * sizeof(double) + walls.num_faces() * walls.face_nodes() * sizeof(double);
       batch_ = std::max<std::size_t>(2 * static_cast<std::size_t>(omp_get_max_threads()), (std::size_t{64} << 20) / per_ordinate);
     } else {
-      cpu_ = std::make_unique<backend::CpuTransport>(disc, opt.block_budget_bytes);
+      cpu_ = std::make_unique<transport::CpuTransport>(disc, opt.block_budget_bytes);
       batch_ = 1;
     }
     batch_ = std::min(batch_, M);
@@ -597,7 +597,7 @@ class TransportSweep {
     ko.max_iterations = opt_.inner_max_iterations;
     ko.precondition = opt_.preconditioner != io::Preconditioner::none;
     ko.label = fmt::format("ordinate {} ({:.5g}, {:.5g}, {:.5g})", m, v[0], v[1], v[2]);
-    auto solve = [&](backend::TransportBackend& local) {
+    auto solve = [&](transport::TransportBackend& local) {
       if (!nodes_) {
         local.set_direction(v, medium_.extinction, blocks);
         return transport::solve_bicgstab(local, rhs, u, ko).iterations;
@@ -707,7 +707,7 @@ class TransportSweep {
   long limited_ = 0;
   std::vector<transport::SweepPlan> own_plans_;
   const std::vector<transport::SweepPlan>* plans_ = nullptr;  // own_plans_ or GrayOptions::plans
-  std::unique_ptr<backend::CpuTransport> cpu_;
+  std::unique_ptr<transport::CpuTransport> cpu_;
   std::size_t batch_ = 1;
   std::size_t solved_;  // elements solved: all, or a rank's owned ones
   const std::vector<std::vector<int>>* groups_;  // the walls' reflection groups, or the ranks' merged ones

@@ -125,7 +125,7 @@ class DistributedSetup {
 };
 
 // The element blocks a Bi-CGSTAB preconditioner needs from the backend (none for none and sweep).
-backend::BlockKind block_kind(io::Preconditioner p);
+transport::BlockKind block_kind(io::Preconditioner p);
 
 // Whether the solve sweeps (inner: sweep, or Bi-CGSTAB with the sweep preconditioner) and so needs
 // a sweep plan per ordinate.

@@ -10,13 +10,13 @@ namespace {
 using FaceBary = std::vector<std::array<double, 3>>;
 
 // Barycentric coordinates of each face node w.r.t. the face's three local vertices
-// (mesh::kFaceVertices order). lambda of vertex v0..v3 at (r,s,t): (-(1+r+s+t), 1+r, 1+s, 1+t)/2.
+// (dgrte::kFaceVertices order). lambda of vertex v0..v3 at (r,s,t): (-(1+r+s+t), 1+r, 1+s, 1+t)/2.
 std::array<FaceBary, 4> face_barycentrics(const dg::ReferenceTet& ref) {
   std::array<FaceBary, 4> out;
   for (int f = 0; f < 4; ++f) {
     for (int node : ref.face_nodes[f]) {
       const auto lam = dg::vertex_barycentrics(ref.nodes(node, 0), ref.nodes(node, 1), ref.nodes(node, 2));
-      out[f].push_back({lam[mesh::kFaceVertices[f][0]], lam[mesh::kFaceVertices[f][1]], lam[mesh::kFaceVertices[f][2]]});
+      out[f].push_back({lam[dgrte::kFaceVertices[f][0]], lam[dgrte::kFaceVertices[f][1]], lam[dgrte::kFaceVertices[f][2]]});
     }
   }
   return out;
@@ -103,9 +103,9 @@ Discretization make_discretization(const mesh::TetMesh& mesh, int order) {
       // Vertex k of our face f is vertex perm[k] of the neighbour's face g.
       std::array<int, 3> perm{};
       for (int k = 0; k < 3; ++k) {
-        const int gv = mesh.tets[e][mesh::kFaceVertices[f][k]];
+        const int gv = mesh.tets[e][dgrte::kFaceVertices[f][k]];
         for (int m = 0; m < 3; ++m)
-          if (mesh.tets[nb][mesh::kFaceVertices[g][m]] == gv) perm[k] = m;
+          if (mesh.tets[nb][dgrte::kFaceVertices[g][m]] == gv) perm[k] = m;
       }
       const auto p = static_cast<std::size_t>(std::find(kPerms.begin(), kPerms.end(), perm) - kPerms.begin());
       const auto& tab = match[f][g][p];

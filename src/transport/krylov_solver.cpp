@@ -19,7 +19,7 @@ void check(PetscErrorCode ierr, const char* what) {
 }
 
 struct ShellContext {
-  backend::TransportBackend* op;
+  transport::TransportBackend* op;
 };
 
 PetscErrorCode shell_mult(Mat A, Vec x, Vec y) {
@@ -121,7 +121,7 @@ std::vector<std::string> unused_petsc_options() {
   return out;
 }
 
-KrylovResult solve_bicgstab(backend::TransportBackend& op, std::span<const double> b, std::span<double> x,
+KrylovResult solve_bicgstab(transport::TransportBackend& op, std::span<const double> b, std::span<double> x,
                             const KrylovOptions& opt) {
   const auto start = std::chrono::steady_clock::now();
   const auto n = static_cast<PetscInt>(op.size());

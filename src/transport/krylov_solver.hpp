@@ -2,7 +2,7 @@
 // Matrix-free preconditioned Bi-CGSTAB through PETSc (KSPBCGS with MATSHELL and PCSHELL, right
 // preconditioning so the monitored residual is the true one). PETSc options (-ksp_monitor,
 // -ksp_rtol, -log_view, ...) given on the command line override the case file.
-#include "backend/transport_backend.hpp"
+#include "transport/transport_backend.hpp"
 
 #include <span>
 #include <string>
@@ -48,7 +48,7 @@ struct KrylovResult {
 
 // Solves A x = b for the backend's current direction; x holds the initial guess on entry.
 // Throws SolverError naming the label and the iteration on divergence, breakdown or NaN.
-KrylovResult solve_bicgstab(backend::TransportBackend& op, std::span<const double> b, std::span<double> x,
+KrylovResult solve_bicgstab(transport::TransportBackend& op, std::span<const double> b, std::span<double> x,
                             const KrylovOptions& options);
 
 }  // namespace dgrte::transport

@@ -269,11 +269,11 @@ SweepPlan plan_sweep(const Discretization& disc, const Vec3& s, std::size_t solv
   return plan;
 }
 
-void SweepPreconditioned::set_direction(const Vec3& s, const ReactionTerm& sigma_t, backend::BlockKind /*blocks: the sweep*/) {
+void SweepPreconditioned::set_direction(const Vec3& s, const ReactionTerm& sigma_t, transport::BlockKind /*blocks: the sweep*/) {
   const auto& d = plan_.direction;
   if (std::abs(d[0] - s[0]) + std::abs(d[1] - s[1]) + std::abs(d[2] - s[2]) > 1e-14)
     throw std::logic_error("SweepPreconditioned: the sweep plan belongs to another direction");
-  op_.set_direction(s, sigma_t, backend::BlockKind::none);
+  op_.set_direction(s, sigma_t, transport::BlockKind::none);
 }
 
 void SweepPreconditioned::precondition(std::span<const double> r, std::span<double> z) {

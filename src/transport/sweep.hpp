@@ -4,7 +4,7 @@
 // element (a sweep) solves it exactly (Reed & Hill 1973; OpenSn's SPDS). Dependency cycles of
 // unstructured tets are cut by lagging the lightest faces (weight |s.n| area); lagged faces take
 // the neighbour's value of the previous pass and a few passes converge them.
-#include "backend/transport_backend.hpp"
+#include "transport/transport_backend.hpp"
 #include "transport/discretization.hpp"
 #include "transport/reaction.hpp"
 
@@ -104,19 +104,19 @@ long sweep_pass(const Discretization& disc, const SweepPlan& plan, const Reactio
 // operator without its lagged couplings. Exact on cycle-free plans (Bi-CGSTAB converges in one
 // iteration); with lagged faces the Krylov iteration closes the gap (right preconditioning). The
 // plan must be that of the direction passed to set_direction.
-class SweepPreconditioned final : public backend::TransportBackend {
+class SweepPreconditioned final : public transport::TransportBackend {
  public:
-  SweepPreconditioned(backend::TransportBackend& op, const Discretization& disc, const SweepPlan& plan,
+  SweepPreconditioned(transport::TransportBackend& op, const Discretization& disc, const SweepPlan& plan,
                       const ReactionTerm& sigma_t)
       : op_(op), disc_(disc), plan_(plan), sigma_t_(sigma_t) {}
   std::size_t size() const override { return op_.size(); }
-  void set_direction(const Vec3& s, const ReactionTerm& sigma_t, backend::BlockKind blocks) override;
+  void set_direction(const Vec3& s, const ReactionTerm& sigma_t, transport::BlockKind blocks) override;
   void apply(std::span<const double> u, std::span<double> y) override { op_.apply(u, y); }
   void precondition(std::span<const double> r, std::span<double> z) override;
   std::size_t preconditioner_bytes() const override { return plan_.bytes(); }
 
  private:
-  backend::TransportBackend& op_;
+  transport::TransportBackend& op_;
   const Discretization& disc_;
   const SweepPlan& plan_;
   const ReactionTerm& sigma_t_;

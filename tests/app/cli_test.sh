@@ -41,7 +41,7 @@ printf 'mesh: {geo: two.geo, size: 0.5}\norder: 1\nangular: {quadrature: sn, ord
 expect run-interior-tagged 0 "warning: .*Physical Surface 'walls' contains [0-9]+ interior faces.*CombinedBoundary" -- "$dgrte" run two.yaml -o out_two -q
 # gas properties and the exact slab solver through the same executable
 par="$src/gasdata/lbl/hitran_fragments/hitran_co_3iso_2000_2300cm.par"
-expect gas-emissivity 0 '"emissivity": 0\.3[01]' -- "$dgrte" gas emissivity --model rcslw --T 1000 --xh2o 0.2 --xco2 0.1 --L 1 --json
+expect gas-emissivity 0 '"emissivity": ?0\.3[01]' -- "$dgrte" gas emissivity --model rcslw --T 1000 --xh2o 0.2 --xco2 0.1 --L 1 --json
 expect gas-gray-needs-kappa 1 'model gray needs its absorption coefficient.*kappa=' -- "$dgrte" gas emissivity --model gray --T 1000 --L 1
 expect gas-gray-kappa 0 'total emissivity 0\.393469' -- "$dgrte" gas emissivity --model gray --model-option kappa=0.5 --T 1000 --L 1
 printf 'slab:\n  length: 1.0\n  temperature: "800 + foo*x"\nmodel:\n  type: wsgg\n' > slab_expr.yaml

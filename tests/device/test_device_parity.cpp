@@ -2,7 +2,7 @@
 // solves, sweeps and batched Bi-CGSTAB against CpuTransport, transport::sweep_pass and PETSc's
 // KSPBCGS, P1-P4 in double; single precision against double. Without an OpenCL platform the tests
 // skip with a message, unless DGRTE_REQUIRE_OPENCL=1 (set by .ci/run), where they fail.
-#include "backend/cpu_transport.hpp"
+#include "transport/cpu_transport.hpp"
 #include "backend/device_data.hpp"
 #include "backend/opencl_transport.hpp"
 #include "device/device_transport.hpp"
@@ -109,13 +109,13 @@ TEST_P(DeviceParity, ApplyMatchesCpuTransport) {
   const auto disc = transport::make_discretization(cube(0.6), GetParam());
   const auto sigma = sigma_of(disc);
   backend::OpenclTransport dev(disc, sigma, test_options());
-  backend::CpuTransport cpu(disc, 0);
+  transport::CpuTransport cpu(disc, 0);
   const std::size_t n = disc.num_dofs(), M = kDirections.size();
   const auto u = smooth_columns(disc, M);
   std::vector<double> y(n * M), y_cpu(n);
   dev.device().apply(flat(kDirections), u, y);
   for (std::size_t c = 0; c < M; ++c) {
-    cpu.set_direction(kDirections[c], sigma, backend::BlockKind::none);
+    cpu.set_direction(kDirections[c], sigma, transport::BlockKind::none);
     cpu.apply(std::span(u).subspan(c * n, n), y_cpu);
     EXPECT_LT(column_error(std::span(y).subspan(c * n, n), y_cpu), 1e-12) << "direction " << c;
   }
@@ -165,15 +165,15 @@ TEST_P(DeviceParity, BlockJacobiMatchesCpuTransport) {
   const auto disc = transport::make_discretization(cube(0.6), GetParam());
   const auto sigma = sigma_of(disc);
   backend::OpenclTransport dev(disc, sigma, test_options());
-  backend::CpuTransport cpu(disc, std::size_t{1} << 30);
+  transport::CpuTransport cpu(disc, std::size_t{1} << 30);
   const std::size_t n = disc.num_dofs(), M = kDirections.size();
   const auto r = smooth_columns(disc, M);
   for (const auto solve : {device::ElementSolve::stored_inverses, device::ElementSolve::refactorised}) {
     dev.device().set_element_solve(solve);
-    for (const auto kind : {backend::BlockKind::partial, backend::BlockKind::full}) {
+    for (const auto kind : {transport::BlockKind::partial, transport::BlockKind::full}) {
       std::vector<double> z(n * M), z_cpu(n);
-      dev.device().block_jacobi(flat(kDirections), kind == backend::BlockKind::full, r, z);
-      if (kind == backend::BlockKind::full) {
+      dev.device().block_jacobi(flat(kDirections), kind == transport::BlockKind::full, r, z);
+      if (kind == transport::BlockKind::full) {
         EXPECT_EQ(dev.device().element_solve_used(), solve);
       }
       for (std::size_t c = 0; c < M; ++c) {
@@ -355,12 +355,12 @@ TEST_P(DeviceParity, BatchedBicgstabMatchesPetsc) {
   for (const auto& s : kDirections) plans.push_back(transport::plan_sweep(disc, s));
   backend::add_directions(data, kDirections, {}, plans);
   device::DeviceTransport dev(data, test_options());
-  backend::CpuTransport cpu(disc, std::size_t{1} << 30);
+  transport::CpuTransport cpu(disc, std::size_t{1} << 30);
   const std::size_t n = disc.num_dofs(), M = kDirections.size();
   const auto exact = smooth_columns(disc, M);
   std::vector<double> b(n * M);
   for (std::size_t c = 0; c < M; ++c) {
-    cpu.set_direction(kDirections[c], sigma, backend::BlockKind::none);
+    cpu.set_direction(kDirections[c], sigma, transport::BlockKind::none);
     cpu.apply(std::span(exact).subspan(c * n, n), std::span(b).subspan(c * n, n));
   }
   std::vector<int> plan_of_column(M);
@@ -383,11 +383,11 @@ TEST_P(DeviceParity, BatchedBicgstabMatchesPetsc) {
       int cpu_iterations;
       if (pc == device::DevicePreconditioner::sweep) {
         transport::SweepPreconditioned op(cpu, disc, plans[c], sigma);
-        op.set_direction(kDirections[c], sigma, backend::BlockKind::none);
+        op.set_direction(kDirections[c], sigma, transport::BlockKind::none);
         cpu_iterations = transport::solve_bicgstab(op, std::span(b).subspan(c * n, n), x_cpu, ko).iterations;
       } else {
         cpu.set_direction(kDirections[c], sigma,
-                          pc == device::DevicePreconditioner::block_jacobi ? backend::BlockKind::full : backend::BlockKind::partial);
+                          pc == device::DevicePreconditioner::block_jacobi ? transport::BlockKind::full : transport::BlockKind::partial);
         cpu_iterations = transport::solve_bicgstab(cpu, std::span(b).subspan(c * n, n), x_cpu, ko).iterations;
       }
       EXPECT_NEAR(res.iterations[c], cpu_iterations, 1) << "direction " << c << " preconditioner " << static_cast<int>(pc);

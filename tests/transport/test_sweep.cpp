@@ -1,6 +1,6 @@
 // Sweeps: one ordered pass solves the upwind DG system exactly when the plan has no cycles;
 // cycles (injected by hand) are lagged and converged by repeated passes.
-#include "backend/cpu_transport.hpp"
+#include "transport/cpu_transport.hpp"
 #include "transport/discretization.hpp"
 #include "transport/krylov_solver.hpp"
 #include "transport/element_solve.hpp"
@@ -33,7 +33,7 @@ struct System {
 };
 
 // A smooth right-hand side with a boundary inflow, for direction s.
-System make_system(const Discretization& disc, backend::CpuTransport& op, const Vec3& s) {
+System make_system(const Discretization& disc, transport::CpuTransport& op, const Vec3& s) {
   const std::size_t n = disc.num_dofs(), nfp = disc.ref.num_face_nodes, K = disc.num_elements();
   System sys{nullptr, std::vector<double>(n)};
   std::vector<double> nodal(n), points;
@@ -45,14 +45,14 @@ System make_system(const Discretization& disc, backend::CpuTransport& op, const 
   for (std::size_t e = 0; e < K; ++e)
     for (const auto& x : disc.property_points(e)) points.push_back(0.5 + 0.3 * x[0] * x[0]);
   sys.sigma_t = std::make_shared<const ReactionTerm>(ReactionTerm::from_points(disc, points, nodal));
-  op.set_direction(s, *sys.sigma_t, backend::BlockKind::none);
+  op.set_direction(s, *sys.sigma_t, transport::BlockKind::none);
   std::vector<double> g(K * 4 * nfp);
   for (std::size_t k = 0; k < g.size(); ++k) g[k] = 1.0 + 0.1 * static_cast<double>(k % 7);
   add_boundary_inflow(disc, op.coefficients(), g, sys.rhs);
   return sys;
 }
 
-double relative_residual(backend::CpuTransport& op, const std::vector<double>& u, const std::vector<double>& rhs) {
+double relative_residual(transport::CpuTransport& op, const std::vector<double>& u, const std::vector<double>& rhs) {
   std::vector<double> y(u.size());
   op.apply(u, y);
   double r = 0, b = 0;
@@ -65,7 +65,7 @@ class SweepExact : public ::testing::TestWithParam<int> {};
 TEST_P(SweepExact, OnePassSolvesToRoundOff) {
   const int p = GetParam();
   const auto disc = make_discretization(cube(0.6), p);
-  backend::CpuTransport op(disc, 0);
+  transport::CpuTransport op(disc, 0);
   for (Vec3 s : {Vec3{0.62402, 0.52802, 0.57602}, Vec3{-0.48, 0.6, -0.64}, Vec3{1, 0, 0}, Vec3{0, -1, 0}}) {
     const auto plan = plan_sweep(disc, s);
     ASSERT_EQ(plan.order.size(), disc.num_elements());
@@ -87,7 +87,7 @@ TEST(Sweep, ThreadsGiveTheSameBits) {
   // One direction with several threads (dataflow over the order, each element waiting for its
   // upwind neighbours) must do exactly the serial arithmetic, whatever the interleaving.
   const auto disc = make_discretization(cube(0.3), 2);
-  backend::CpuTransport op(disc, 0);
+  transport::CpuTransport op(disc, 0);
   const Vec3 s{-0.48, 0.6, -0.64};
   const auto plan = plan_sweep(disc, s);
   const auto sys = make_system(disc, op, s);
@@ -125,12 +125,12 @@ TEST(Sweep, LevelsRespectUpwindOrder) {
 
 TEST(Sweep, AgreesWithBicgstab) {
   const auto disc = make_discretization(cube(0.6), 3);
-  backend::CpuTransport op(disc, std::size_t{1} << 30);
+  transport::CpuTransport op(disc, std::size_t{1} << 30);
   const Vec3 s{0.62402, 0.52802, 0.57602};
   const auto sys = make_system(disc, op, s);
   std::vector<double> u_sweep(disc.num_dofs(), 0.0), u_krylov(disc.num_dofs(), 0.0);
   sweep_solve(disc, plan_sweep(disc, s), *sys.sigma_t, sys.rhs, u_sweep);
-  op.set_direction(s, *sys.sigma_t, backend::BlockKind::full);
+  op.set_direction(s, *sys.sigma_t, transport::BlockKind::full);
   KrylovOptions ko;
   ko.rtol = 1e-13;
   solve_bicgstab(op, sys.rhs, u_krylov, ko);
@@ -143,7 +143,7 @@ TEST(Sweep, InjectedLaggedFacesConverge) {
   // Lag every inflow face of every tenth element by hand: one pass is no longer exact, repeated
   // passes converge to the same solution.
   const auto disc = make_discretization(cube(0.6), 2);
-  backend::CpuTransport op(disc, 0);
+  transport::CpuTransport op(disc, 0);
   const Vec3 s{0.62402, 0.52802, 0.57602};
   auto plan = plan_sweep(disc, s);
   for (std::size_t e = 0; e < disc.num_elements(); e += 10)
@@ -172,7 +172,7 @@ TEST(Sweep, InterleavedElementSolvesMatchOneByOne) {
   const int saved = omp_get_max_threads();
   for (int p = 1; p <= 8; ++p) {
     const auto disc = make_discretization(cube(p <= 4 ? 0.4 : 0.8), p);
-    backend::CpuTransport op(disc, 0);
+    transport::CpuTransport op(disc, 0);
     const Vec3 s{-0.48, 0.6, -0.64};
     auto sys = make_system(disc, op, s);
     // Diagonal sigma_t on every other element: ReactionTerm::from_points keeps the constant ones diagonal.
@@ -216,7 +216,7 @@ TEST(Sweep, InterleavedElementSolvesMatchOneByOne) {
 // has) against the one-element kernel on every group of a level, lanes partly filled included.
 TEST(Sweep, BothLaneWidthsMatchTheOneElementKernel) {
   const auto disc = make_discretization(cube(0.4), 3);
-  backend::CpuTransport op(disc, 0);
+  transport::CpuTransport op(disc, 0);
   const Vec3 s{0.62402, 0.52802, 0.57602};
   const auto sys = make_system(disc, op, s);
   const auto plan = plan_sweep(disc, s);
@@ -257,7 +257,7 @@ TEST(Sweep, BothLaneWidthsMatchTheOneElementKernel) {
 TEST(Sweep, MeasuredResidualIsTheOperatorResidual) {
   for (int p : {1, 3}) {
     const auto disc = make_discretization(cube(0.4), p);
-    backend::CpuTransport op(disc, 0);
+    transport::CpuTransport op(disc, 0);
     const Vec3 s{-0.48, 0.6, -0.64};
     const auto sys = make_system(disc, op, s);
     const auto plan = plan_sweep(disc, s);
@@ -285,7 +285,7 @@ TEST(Sweep, MeasuredResidualIsTheOperatorResidual) {
 // faces a few, to the passes' solution.
 TEST(Sweep, SweepPreconditionedBicgstab) {
   const auto disc = make_discretization(cube(0.6), 2);
-  backend::CpuTransport op(disc, 0);
+  transport::CpuTransport op(disc, 0);
   const Vec3 s{0.62402, 0.52802, 0.57602};
   const auto sys = make_system(disc, op, s);
   auto plan = plan_sweep(disc, s);
@@ -294,13 +294,13 @@ TEST(Sweep, SweepPreconditionedBicgstab) {
   ko.rtol = 1e-12;
   {
     SweepPreconditioned pc(op, disc, plan, *sys.sigma_t);
-    pc.set_direction(s, *sys.sigma_t, backend::BlockKind::full);
+    pc.set_direction(s, *sys.sigma_t, transport::BlockKind::full);
     std::vector<double> u(disc.num_dofs(), 0.0);
     const auto r = solve_bicgstab(pc, sys.rhs, u, ko);
     EXPECT_EQ(r.iterations, 1);
     EXPECT_LT(relative_residual(op, u, sys.rhs), 1e-12);
-    EXPECT_THROW(pc.set_direction({1, 0, 0}, *sys.sigma_t, backend::BlockKind::none), std::logic_error);
-    pc.set_direction(s, *sys.sigma_t, backend::BlockKind::none);
+    EXPECT_THROW(pc.set_direction({1, 0, 0}, *sys.sigma_t, transport::BlockKind::none), std::logic_error);
+    pc.set_direction(s, *sys.sigma_t, transport::BlockKind::none);
   }
   for (std::size_t e = 0; e < disc.num_elements(); e += 10)
     for (int f = 0; f < 4; ++f)
@@ -309,7 +309,7 @@ TEST(Sweep, SweepPreconditionedBicgstab) {
         ++plan.lagged;
       }
   SweepPreconditioned pc(op, disc, plan, *sys.sigma_t);
-  pc.set_direction(s, *sys.sigma_t, backend::BlockKind::none);
+  pc.set_direction(s, *sys.sigma_t, transport::BlockKind::none);
   std::vector<double> u(disc.num_dofs(), 0.0), u_passes(disc.num_dofs(), 0.0);
   const auto r = solve_bicgstab(pc, sys.rhs, u, ko);
   EXPECT_GT(r.iterations, 1);

@@ -1,5 +1,5 @@
 // The upwind DG transport operator and its Krylov solve against exact answers.
-#include "backend/cpu_transport.hpp"
+#include "transport/cpu_transport.hpp"
 #include "common/error.hpp"
 #include "transport/discretization.hpp"
 #include "transport/field_evaluation.hpp"
@@ -33,11 +33,11 @@ struct Problem {
 // Builds kappa, rhs = s.grad I + kappa I at the nodes, boundary inflow = I, and solves.
 struct Solved {
   std::vector<double> u, exact;
-  backend::CpuTransport* op;
+  transport::CpuTransport* op;
   KrylovResult result;
 };
 
-Solved solve(const Discretization& disc, backend::CpuTransport& op, const Problem& p, backend::BlockKind blocks,
+Solved solve(const Discretization& disc, transport::CpuTransport& op, const Problem& p, transport::BlockKind blocks,
              double rtol = 1e-12, int max_it = 2000) {
   const std::size_t n = disc.num_dofs(), np = disc.num_nodes(), nfp = disc.ref.num_face_nodes, K = disc.num_elements();
   const ReactionTerm kappa(std::vector<double>(n, p.kappa), static_cast<int>(np));
@@ -57,7 +57,7 @@ Solved solve(const Discretization& disc, backend::CpuTransport& op, const Proble
   KrylovOptions ko;
   ko.rtol = rtol;
   ko.max_iterations = max_it;
-  ko.precondition = blocks != backend::BlockKind::none;
+  ko.precondition = blocks != transport::BlockKind::none;
   ko.label = "test direction";
   out.result = solve_bicgstab(op, rhs, out.u, ko);
   return out;
@@ -90,9 +90,9 @@ class PolynomialExactness : public ::testing::TestWithParam<int> {};
 TEST_P(PolynomialExactness, ReproducesDegreeP) {
   const int p = GetParam();
   const auto disc = make_discretization(coarse_cube(), p);
-  backend::CpuTransport op(disc, std::size_t{1} << 30);
+  transport::CpuTransport op(disc, std::size_t{1} << 30);
   for (Vec3 s : {Vec3{0.62402, 0.52802, 0.57602}, Vec3{-0.48, 0.6, -0.64}}) {
-    const auto sol = solve(disc, op, polynomial_problem(p, s), backend::BlockKind::partial);
+    const auto sol = solve(disc, op, polynomial_problem(p, s), transport::BlockKind::partial);
     EXPECT_LT(max_abs_diff(sol.u, sol.exact), 1e-8) << "order " << p;
   }
 }
@@ -101,18 +101,18 @@ INSTANTIATE_TEST_SUITE_P(Orders, PolynomialExactness, ::testing::Values(1, 2, 3,
 TEST(Transport, DegreePPlusOneIsNotReproduced) {
   // Guards against a test that cannot fail: one degree more is not exact.
   const auto disc = make_discretization(coarse_cube(), 2);
-  backend::CpuTransport op(disc, std::size_t{1} << 30);
-  const auto sol = solve(disc, op, polynomial_problem(3, {0.62402, 0.52802, 0.57602}), backend::BlockKind::partial);
+  transport::CpuTransport op(disc, std::size_t{1} << 30);
+  const auto sol = solve(disc, op, polynomial_problem(3, {0.62402, 0.52802, 0.57602}), transport::BlockKind::partial);
   EXPECT_GT(max_abs_diff(sol.u, sol.exact), 1e-5);
 }
 
 TEST(Transport, PreconditionersAgreeAndReduceIterations) {
   const auto disc = make_discretization(coarse_cube(), 3);
-  backend::CpuTransport op(disc, std::size_t{1} << 30);
+  transport::CpuTransport op(disc, std::size_t{1} << 30);
   const auto pr = polynomial_problem(4, {0.3, -0.5, 0.812403840463596});
-  const auto none = solve(disc, op, pr, backend::BlockKind::none);
-  const auto partial = solve(disc, op, pr, backend::BlockKind::partial);
-  const auto full = solve(disc, op, pr, backend::BlockKind::full);
+  const auto none = solve(disc, op, pr, transport::BlockKind::none);
+  const auto partial = solve(disc, op, pr, transport::BlockKind::partial);
+  const auto full = solve(disc, op, pr, transport::BlockKind::full);
   EXPECT_LT(max_abs_diff(none.u, partial.u), 1e-8);
   EXPECT_LT(max_abs_diff(full.u, partial.u), 1e-8);
   EXPECT_LT(partial.result.iterations, none.result.iterations);
@@ -122,10 +122,10 @@ TEST(Transport, PreconditionersAgreeAndReduceIterations) {
 
 TEST(Transport, OnTheFlyBlocksEqualCachedBlocks) {
   const auto disc = make_discretization(coarse_cube(), 2);
-  backend::CpuTransport cached(disc, std::size_t{1} << 30), on_the_fly(disc, 0);
+  transport::CpuTransport cached(disc, std::size_t{1} << 30), on_the_fly(disc, 0);
   const auto pr = polynomial_problem(3, {0.62402, 0.52802, 0.57602});
-  const auto a = solve(disc, cached, pr, backend::BlockKind::full);
-  const auto b = solve(disc, on_the_fly, pr, backend::BlockKind::full);
+  const auto a = solve(disc, cached, pr, transport::BlockKind::full);
+  const auto b = solve(disc, on_the_fly, pr, transport::BlockKind::full);
   EXPECT_GT(cached.preconditioner_bytes(), 0u);
   EXPECT_EQ(on_the_fly.preconditioner_bytes(), 0u);
   EXPECT_EQ(a.result.iterations, b.result.iterations);
@@ -137,7 +137,7 @@ TEST(Transport, OnTheFlyBlocksEqualCachedBlocks) {
 TEST(Transport, ConservesEnergyGlobally) {
   const int p = 3;
   const auto disc = make_discretization(coarse_cube(), p);
-  backend::CpuTransport op(disc, std::size_t{1} << 30);
+  transport::CpuTransport op(disc, std::size_t{1} << 30);
   Problem pr;
   pr.s = {0.62402, 0.52802, 0.57602};
   pr.kappa = 0.9;
@@ -146,7 +146,7 @@ TEST(Transport, ConservesEnergyGlobally) {
     return Vec3{2 * std::cos(2 * x[0]) * std::cos(x[1] + x[2]), -std::sin(2 * x[0]) * std::sin(x[1] + x[2]),
                 -std::sin(2 * x[0]) * std::sin(x[1] + x[2])};
   };
-  const auto sol = solve(disc, op, pr, backend::BlockKind::partial, 1e-13);
+  const auto sol = solve(disc, op, pr, transport::BlockKind::partial, 1e-13);
   const auto& ref = disc.ref;
   const std::size_t np = ref.num_nodes, nfp = ref.num_face_nodes;
   const Eigen::VectorXd ones_m = ref.mass * Eigen::VectorXd::Ones(static_cast<Eigen::Index>(np));
@@ -176,9 +176,9 @@ TEST(Transport, ConservesEnergyGlobally) {
 
 TEST(Transport, NonConvergenceNamesDirectionAndIteration) {
   const auto disc = make_discretization(coarse_cube(), 3);
-  backend::CpuTransport op(disc, std::size_t{1} << 30);
+  transport::CpuTransport op(disc, std::size_t{1} << 30);
   try {
-    solve(disc, op, polynomial_problem(4, {0.62402, 0.52802, 0.57602}), backend::BlockKind::none, 1e-14, 2);
+    solve(disc, op, polynomial_problem(4, {0.62402, 0.52802, 0.57602}), transport::BlockKind::none, 1e-14, 2);
     FAIL() << "expected SolverError";
   } catch (const SolverError& e) {
     const std::string msg = e.what();

@@ -2,7 +2,7 @@
 // CPU (OpenMP + Eigen) implementation of the transport backend: the reference oracle.
 // The operator is applied in chunks of elements: per chunk, the volume term is one small GEMM
 // [Dr; Ds; Dt] * U_chunk and the face term one GEMM LIFT * F_chunk (Klöckner et al. 2009).
-#include "backend/transport_backend.hpp"
+#include "transport/transport_backend.hpp"
 #include "transport/discretization.hpp"
 #include "transport/reaction.hpp"
 #include "transport/upwind_operator.hpp"
@@ -11,7 +11,7 @@
 
 #include <vector>
 
-namespace dgrte::backend {
+namespace dgrte::transport {
 
 class CpuTransport final : public TransportBackend {
  public:
@@ -19,7 +19,7 @@ class CpuTransport final : public TransportBackend {
   CpuTransport(const transport::Discretization& disc, std::size_t memory_budget_bytes);
 
   std::size_t size() const override { return disc_.num_dofs(); }
-  void set_direction(const Vec3& s, const transport::ReactionTerm& sigma_t, BlockKind blocks) override;
+  void set_direction(const Vec3& s, const ReactionTerm& sigma_t, BlockKind blocks) override;
   void apply(std::span<const double> u, std::span<double> y) override;
   void precondition(std::span<const double> r, std::span<double> z) override;
   std::size_t preconditioner_bytes() const override { return block_inverse_.size() * sizeof(double); }
@@ -31,9 +31,9 @@ class CpuTransport final : public TransportBackend {
   std::size_t budget_;
   Eigen::MatrixXd d_stack_;  // [Dr; Ds; Dt], 3 N_p x N_p
   transport::DirectionCoefficients coeffs_;
-  const transport::ReactionTerm* sigma_t_ = nullptr;
+  const ReactionTerm* sigma_t_ = nullptr;
   BlockKind blocks_ = BlockKind::none;
   std::vector<double> block_inverse_;  // N_p x N_p per element (column-major), when cached
 };
 
-}  // namespace dgrte::backend
+}  // namespace dgrte::transport

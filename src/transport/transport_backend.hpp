@@ -9,10 +9,8 @@
 #include <span>
 
 namespace dgrte::transport {
-class ReactionTerm;
-}
 
-namespace dgrte::backend {
+class ReactionTerm;
 
 using dgrte::Vec3;
 
@@ -25,7 +23,7 @@ class TransportBackend {
 
   // Prepares direction s: streaming coefficients and, within the memory budget, factorised
   // preconditioner blocks. sigma_t: the extinction term (held by reference until the next call).
-  virtual void set_direction(const Vec3& s, const transport::ReactionTerm& sigma_t, BlockKind blocks) = 0;
+  virtual void set_direction(const Vec3& s, const ReactionTerm& sigma_t, BlockKind blocks) = 0;
 
   // y = A u: upwind DG operator of s.grad I + sigma_t I with zero inflow (M^{-1}-scaled strong form).
   virtual void apply(std::span<const double> u, std::span<double> y) = 0;
@@ -36,4 +34,4 @@ class TransportBackend {
   virtual std::size_t preconditioner_bytes() const = 0;
 };
 
-}  // namespace dgrte::backend
+}  // namespace dgrte::transport

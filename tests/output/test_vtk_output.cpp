@@ -1,7 +1,6 @@
 // solution.vtu read back through VTK: Lagrange cells of the run's order carrying the DG polynomial,
-// the --linear subdivision, and atomic writing.
-#include "io/atomic_file.hpp"
-#include "io/vtk_output.hpp"
+// and the --linear subdivision.
+#include "output/vtk_output.hpp"
 
 #include <gtest/gtest.h>
 #include <vtkCellData.h>
@@ -14,7 +13,7 @@
 #include <cmath>
 #include <fstream>
 
-namespace dgrte::io {
+namespace dgrte::output {
 namespace {
 
 const mesh::TetMesh& cube() {
@@ -95,22 +94,5 @@ TEST(VtkOutput, LinearSubdivisionHasPCubedTetsOfPositiveVolume) {
   std::filesystem::remove(f);
 }
 
-TEST(AtomicFile, FailedWriteLeavesTheOldFile) {
-  const auto f = std::filesystem::temp_directory_path() / "dgrte_atomic.txt";
-  write_text_atomically(f, "old");
-  EXPECT_THROW(write_atomically(f, [](const std::filesystem::path& tmp) {
-                 std::ofstream(tmp) << "half";
-                 throw std::runtime_error("disk full");
-               }),
-               std::runtime_error);
-  std::ifstream in(f);
-  std::string s;
-  in >> s;
-  EXPECT_EQ(s, "old");
-  for (const auto& e : std::filesystem::directory_iterator(f.parent_path()))
-    EXPECT_EQ(e.path().filename().string().find(".dgrte_atomic.txt.tmp"), std::string::npos);
-  std::filesystem::remove(f);
-}
-
 }  // namespace
-}  // namespace dgrte::io
+}  // namespace dgrte::output

@@ -1,4 +1,4 @@
-#include "io/vtk_output.hpp"
+#include "output/vtk_output.hpp"
 
 #include "common/error.hpp"
 #include "io/atomic_file.hpp"
@@ -22,7 +22,7 @@
 #include <array>
 #include <cmath>
 
-namespace dgrte::io {
+namespace dgrte::output {
 namespace {
 
 // Equispaced lattice (i,j,k), i+j+k <= p, in our own order; and its split into p^3 tets.
@@ -82,7 +82,7 @@ void add_field_data(vtkUnstructuredGrid* grid, const std::vector<StringData>& fi
 }
 
 void write_grid(const std::filesystem::path& file, vtkUnstructuredGrid* grid) {
-  write_atomically(file, [&](const std::filesystem::path& tmp) {
+  io::write_atomically(file, [&](const std::filesystem::path& tmp) {
     vtkNew<vtkXMLUnstructuredGridWriter> writer;
     writer->SetFileName(tmp.c_str());
     writer->SetInputData(grid);
@@ -195,9 +195,9 @@ void write_faces_vtu(const std::filesystem::path& file, const transport::Discret
     const std::size_t e = faces[static_cast<std::size_t>(b)] / 4;
     const int f = static_cast<int>(faces[static_cast<std::size_t>(b)] % 4);
     const auto v = disc.element_vertices(e);
-    const auto& A = v[mesh::kFaceVertices[f][0]];
-    const auto& B = v[mesh::kFaceVertices[f][1]];
-    const auto& C = v[mesh::kFaceVertices[f][2]];
+    const auto& A = v[dgrte::kFaceVertices[f][0]];
+    const auto& B = v[dgrte::kFaceVertices[f][1]];
+    const auto& C = v[dgrte::kFaceVertices[f][2]];
     for (int i = 0; i < nfp; ++i) {
       const double u = pc[3 * i], w = pc[3 * i + 1];
       double x[3];
@@ -238,4 +238,4 @@ void write_faces_vtu(const std::filesystem::path& file, const transport::Discret
   write_grid(file, grid);
 }
 
-}  // namespace dgrte::io
+}  // namespace dgrte::output

@@ -1,8 +1,8 @@
-#include "backend/cpu_transport.hpp"
+#include "transport/cpu_transport.hpp"
 
 #include <algorithm>
 
-namespace dgrte::backend {
+namespace dgrte::transport {
 
 namespace {
 constexpr std::ptrdiff_t kChunk = 128;  // elements per GEMM chunk: fits L2 for P <= 4
@@ -15,7 +15,7 @@ CpuTransport::CpuTransport(const transport::Discretization& disc, std::size_t me
   d_stack_ << disc.ref.Dr, disc.ref.Ds, disc.ref.Dt;
 }
 
-void CpuTransport::set_direction(const Vec3& s, const transport::ReactionTerm& sigma_t, BlockKind blocks) {
+void CpuTransport::set_direction(const Vec3& s, const ReactionTerm& sigma_t, BlockKind blocks) {
   coeffs_ = transport::direction_coefficients(disc_, s);
   sigma_t_ = &sigma_t;
   blocks_ = blocks;
@@ -98,4 +98,4 @@ void CpuTransport::precondition(std::span<const double> r, std::span<double> z) 
   }
 }
 
-}  // namespace dgrte::backend
+}  // namespace dgrte::transport

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace dgrte::io {
+namespace dgrte::output {
 
 struct PointField {
   std::string name;
@@ -42,4 +42,4 @@ void write_faces_vtu(const std::filesystem::path& file, const transport::Discret
 // point order.
 dg::Points vtk_lagrange_points(int order);
 
-}  // namespace dgrte::io
+}  // namespace dgrte::output
