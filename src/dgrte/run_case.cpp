@@ -1167,16 +1167,18 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     std::vector<output::PointField> pf{{"G", G},       {"qx", qx},     {"qy", qy},
                                    {"qz", qz},     {"divq", divq}, {"divq_from_q", fields.divq_from_q},
                                    {"sigma_s", medium.sigma_s}, {"Ib", medium.blackbody_intensity}};
+    // The gas state's arrays: pf holds spans into them, so they live as long as pf.
+    std::vector<double> t, xh2o, xco2, xco, p;
     if (model.spectral) {
       // The gas: its Planck-mean absorption sum_j a_j kappa_j and its state.
       pf.push_back({"kappa_planck", spectral_run.kappa_planck});
-      std::vector<double> t(n), xh2o(n), xco2(n), xco(n), p(n);
+      for (auto* f : {&t, &xh2o, &xco2, &xco, &p}) f->resize(n);
       for (std::size_t i = 0; i < n; ++i) {
         const auto& g = medium.gas[i];
         t[i] = g.temperature, p[i] = g.pressure, xh2o[i] = g.x_h2o, xco2[i] = g.x_co2, xco[i] = g.x_co;
       }
-      for (auto& [name, f] : {std::pair{"temperature", &t}, {"pressure", &p}, {"x_h2o", &xh2o}, {"x_co2", &xco2}, {"x_co", &xco}})
-        pf.push_back({name, std::move(*f)});
+      for (const auto& [name, f] : {std::pair{"temperature", &t}, {"pressure", &p}, {"x_h2o", &xh2o}, {"x_co2", &xco2}, {"x_co", &xco}})
+        pf.push_back({name, *f});
     } else {
       pf.push_back({"kappa", medium.kappa});
     }

@@ -115,5 +115,27 @@ for call, expect in [(lambda: solver.set_field("temprature", T), "not a settable
     except dgrte.InputError as e:
         check(expect in str(e), f"dgrte.InputError: {e}")
 
+# 6. A gas model's state in solution.vtu and in Results.fields: the case's own values at every node
+# (flame: 1800 K, x_h2o 0.18; gas: 1200 - 200 z K, x_h2o 0.15; 1 atm). Before 2026-11-28 the
+# written arrays pointed at freed memory (garbage in solution.vtu; this check failed on them).
+from vtk import vtkXMLUnstructuredGridReader
+from vtk.util.numpy_support import vtk_to_numpy
+
+wsgg_out = work / "wsgg"
+w = dgrte.run(source / "docs" / "examples" / "furnace_wsgg.yaml", output=wsgg_out)
+reader = vtkXMLUnstructuredGridReader()
+reader.SetFileName(str(wsgg_out / "solution.vtu"))
+reader.Update()
+grid = reader.GetOutput()
+zv = vtk_to_numpy(grid.GetPoints().GetData())[:, 2]
+for name, flame, gas in [("temperature", 1800.0, 1200.0 - 200.0 * zv), ("x_h2o", 0.18, 0.15), ("x_co2", 0.09, 0.075),
+                         ("pressure", 1.0, 1.0)]:
+    v = vtk_to_numpy(grid.GetPointData().GetArray(name))
+    ok = np.isclose(v, flame, rtol=1e-12) | np.isclose(v, gas, rtol=1e-12)
+    check(bool(ok.all()), f"solution.vtu {name} of the WSGG furnace: the case's values at {int(ok.sum())} of {v.size} nodes")
+T_w, z_w = w.fields["temperature"], w.fields["z"]
+ok = np.isclose(T_w, 1800.0, rtol=1e-12) | np.isclose(T_w, 1200.0 - 200.0 * z_w, rtol=1e-12)
+check(bool(ok.all()), f"Results.fields['temperature'] of the WSGG furnace: the case's values at {int(ok.sum())} of {T_w.size} nodes")
+
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
