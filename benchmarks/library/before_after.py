@@ -2,7 +2,7 @@
 
 Runs, alternating the builds, `repeats` times each: the quick-start furnace (gray, S8, P2) and its
 WSGG variant through `dgrte run` (timing.solve_seconds from summary.json), and the CPU sweep
-benchmark (`device_benchmark --cpu-only`, ns per DOF x direction). Medians and new/old ratios go
+benchmark (`device_benchmark --cpu-only`, cube h 0.124, P2 and P3: ns per DOF x direction). Medians and new/old ratios go
 to --out (JSON).
 
   OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 /usr/bin/python3 benchmarks/library/before_after.py \
@@ -36,7 +36,8 @@ def run_case(build, case):
 
 def sweep_grind(build):
     out = work / "sweeps.json"
-    subprocess.run([str(build / "benchmarks/device/device_benchmark"), "--cpu-only", "--sizes", "0.124", "--out", str(out)],
+    subprocess.run([str(build / "benchmarks/device/device_benchmark"), "--cpu-only", "--sizes", "0.124", "--orders", "2", "3",
+                    "--out", str(out)],
                    check=True, stdout=subprocess.DEVNULL)
     d = json.loads(out.read_text())
     return d
