@@ -1861,9 +1861,9 @@ void Solver::set_field(const std::string& name, std::span<const double> values) 
     throw InputError(fmt::format("set_field('{}'): {} refines its mesh (refine:), so its nodes change from cycle to cycle; remove "
                                  "refine: to set fields at the nodes",
                                  name, s.cs.file.string()));
-  if (runner::mpi_rank_and_size().second > 1)
+  if (const int ranks = runner::mpi_rank_and_size().second; ranks > 1)
     throw InputError(fmt::format("set_field('{}'): fields are set on one process only so far (the solver runs on {} MPI processes)", name,
-                                 runner::mpi_rank_and_size().second));
+                                 ranks));
   const bool gas_quantity = name == "pressure" || name.starts_with("x_");
   if (gas_quantity && !s.cs.model)
     throw InputError(fmt::format("set_field('{}'): {} has no gas model (model:), so the gas composition is not used", name, s.cs.file.string()));
