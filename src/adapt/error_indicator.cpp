@@ -173,7 +173,7 @@ ErrorEstimator::ErrorEstimator(const transport::Discretization& disc, const tran
     : disc_(disc), enriched_(enriched), quad_(quad), walls_(enriched_walls), options_(options) {
   if (enriched.ref.order != disc.ref.order + 1 || enriched.num_elements() != disc.num_elements())
     throw std::logic_error("ErrorEstimator: the enriched discretisation is order p + 1 on the same mesh");
-  options_.device = nullptr;
+  options_.backend = nullptr;  // the P+1 sweeps run on the CPU (sweep_from)
   options_.local_mesh = nullptr;
   options_.distributed_setup = nullptr;
   options_.progress = false;

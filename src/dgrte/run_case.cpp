@@ -8,6 +8,7 @@
 #include "dgrte/final_gather_run.hpp"
 #include "backend/device_data.hpp"
 #include "backend/device_tracer_data.hpp"
+#include "backend/opencl_ordinates.hpp"
 
 #include "transport/cpu_transport.hpp"
 #include "common/error.hpp"
@@ -270,7 +271,7 @@ void solve_directions_on_device(Setup& s, const problem::Medium& medium, const p
   if (device->max_columns(vectors) == 0)
     throw SolverError(fmt::format("{}: not one direction of {} unknowns fits the device memory budget", device->device().label(), n));
   transport::CpuTransport check(disc, 0);
-  const auto pc = solver::device_preconditioner(cs.solver.preconditioner);
+  const auto pc = backend::device_preconditioner(cs.solver.preconditioner);
   for (std::size_t d0 = 0; d0 < M; d0 += chunk) {
     const std::size_t cols = std::min(chunk, M - d0);
     const auto t0 = Clock::now();
@@ -883,6 +884,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                                  cs.solver.positivity_where));
   const auto backend_choice = choose_backend(cs.solver);
   std::unique_ptr<device::DeviceTransport> device;
+  std::unique_ptr<backend::OpenclOrdinates> device_ordinates;
   std::vector<transport::SweepPlan> device_plans;
   if (backend_choice.opencl) {
     if (go.positivity) throw InputError(fmt::format("{}: the positivity limiter runs in the CPU sweeps only; use solver.backend: cpu", cs.solver.positivity_where));
@@ -895,7 +897,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     auto data = backend::device_data(disc, medium.extinction);
     backend::add_directions(data, dirs, {}, device_plans);
     device = std::make_unique<device::DeviceTransport>(std::move(data), backend_choice.options);
-    go.device = device.get();
+    device_ordinates = std::make_unique<backend::OpenclOrdinates>(*device);
+    go.backend = device_ordinates.get();
     s.log(fmt::format("  OpenCL device {} ({} precision), kernels {} in {:.2f} s", device->device().label(),
                       device->single_precision() ? "single" : "double", device->cache_hit() ? "from the cache" : "built",
                       device->build_seconds()));

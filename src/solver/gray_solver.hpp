@@ -6,7 +6,6 @@
 // ordinate once for given x (inner solver: sweeps, or Bi-CGSTAB per ordinate) and returns new x.
 //   source iteration:  x <- T(x) until G stops changing;
 //   Krylov (GMRES or Bi-CGSTAB, PETSc): (I - T0) x = T(0), T0 = T without sources.
-#include "device/device_transport.hpp"
 #include "io/case_file.hpp"
 #include "parallel/local_mesh.hpp"
 #include "problem/problem.hpp"
@@ -26,6 +25,7 @@ class GhostExchange;
 namespace dgrte::solver {
 
 class DistributedSetup;
+class OrdinateBackend;
 
 struct GrayOptions {
   io::OuterMethod outer = io::OuterMethod::gmres;
@@ -45,12 +45,9 @@ struct GrayOptions {
   // Sweep plans made beforehand, one per ordinate (plan_sweeps): a spectral loop solves many gray
   // problems on the same mesh and set, and the plans depend on neither kappa nor the sources.
   const std::vector<transport::SweepPlan>* plans = nullptr;
-  // The OpenCL backend (solver.backend: opencl): the ordinates of a batch are solved together on
-  // this device (batched Bi-CGSTAB, or sweeps whose plan m is ordinate m's); the fields stay there,
-  // the host's outer iteration sends and receives only the moments and the walls' boundary values.
-  // Its data must hold one direction and plan per ordinate (plans only when uses_sweep_plans).
-  // Null: the CPU path.
-  device::DeviceTransport* device = nullptr;
+  // Where the ordinates are solved (solver/ordinate_backend.hpp): e.g. backend::OpenclOrdinates,
+  // the ordinates of a batch together on an OpenCL device. Null: the CPU path (CpuOrdinates).
+  OrdinateBackend* backend = nullptr;
   // A distributed mesh (mpirun, docs/parallel.md): this rank's piece. The discretisation, medium
   // and walls are those of parallel::without_ghost_walls(*local_mesh); only the owned elements are
   // solved, and the outer iteration runs over PETSC_COMM_WORLD (every rank calls solve_gray).
@@ -133,9 +130,6 @@ inline bool uses_sweep_plans(const GrayOptions& o) {
   return o.inner == io::InnerMethod::sweep || o.preconditioner == io::Preconditioner::sweep;
 }
 
-// The device's name for the case's preconditioner.
-device::DevicePreconditioner device_preconditioner(io::Preconditioner p);
-
 // The sweep plans of every ordinate of `quad` (walls.streaming(m)), made in parallel; solved: the
 // elements [0, solved) a plan orders (a rank's owned elements), as transport::plan_sweep.
 std::vector<transport::SweepPlan> plan_sweeps(const transport::Discretization& disc, const problem::Walls& walls,
@@ -151,7 +145,7 @@ GrayResult solve_gray(const transport::Discretization& disc, const angular::Quad
 // remaining change of G (max-norm, rho/(1 - rho) from successive changes) is below stop_fraction
 // times max|G - G_start|, or after max_sweeps. The P+1 solve of the error indicator (src/adapt):
 // what the given lower-order solution lacks, without solving the higher-order problem to the end.
-// One process, CPU sweeps (options' device, plans and local_mesh must be null). The result keeps the
+// One process, CPU sweeps (options' backend and local_mesh must be null). The result keeps the
 // intensities; outer_iterations counts the sweeps, outer_residual is the last remaining-change ratio.
 GrayResult sweep_from(const transport::Discretization& disc, const angular::Quadrature& quad, const problem::Medium& medium,
                       const problem::Walls& walls, const GrayOptions& options, const std::vector<std::vector<double>>& intensities,
