@@ -51,7 +51,17 @@ for r in range(a.repeats):
         samples[name]["sweeps"].append(sweep_grind(build))
     print(f"repeat {r + 1}: " + ", ".join(f"{n} furnace {samples[n]['furnace'][-1]:.3f} s wsgg {samples[n]['furnace_wsgg'][-1]:.3f} s"
                                           for n in builds))
-result = {"benchmark": "library_before_after", "builds": {k: str(v) for k, v in builds.items()}, "repeats": a.repeats,
+def source_commit(build):
+    """The commit a build directory was configured from (its CMake source), '+dirty' with local changes."""
+    cache = (build / "CMakeCache.txt").read_text()
+    src = next(l.split("=", 1)[1] for l in cache.splitlines() if l.startswith("CMAKE_HOME_DIRECTORY:"))
+    head = subprocess.run(["git", "-C", src, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", src, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True).stdout.strip()
+    return head + ("+dirty" if dirty else "")
+
+
+result = {"benchmark": "library_before_after", "builds": {k: str(v) for k, v in builds.items()},
+          "commits": {k: source_commit(v) for k, v in builds.items()}, "repeats": a.repeats,
           "threads": os.environ.get("OMP_NUM_THREADS", ""), "cases": {}}
 for case in ("furnace", "furnace_wsgg"):
     med = {k: statistics.median(samples[k][case]) for k in builds}

@@ -42,6 +42,8 @@
 #include <numbers>
 #include <cmath>
 #include <iostream>
+#include <map>
+#include <mutex>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -102,6 +104,9 @@ struct Setup {
   bool write_files = true;
   bool keep_solution = false;
   Results results;
+  // A library Solver's sweep plans, made in its first solve and reused by the later ones: a plan
+  // orders the elements for one direction on this mesh, which set_field changes neither of.
+  std::vector<transport::SweepPlan> kept_plans;
 };
 
 // Results::fields: the node positions and the point arrays solution.vtu holds.
@@ -883,6 +888,15 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                                  "one; with scattering or diffusely reflecting walls use solver.outer: source-iteration",
                                  cs.solver.positivity_where));
   const auto backend_choice = choose_backend(cs.solver);
+  double plan_seconds = 0;  // plans made here, not by solve_gray
+  if (s.keep_solution && !cs.refine && !distributed && solver::uses_sweep_plans(go)) {
+    if (s.kept_plans.size() != quad.size()) {
+      const auto t0 = Clock::now();
+      s.kept_plans = solver::plan_sweeps(disc, walls, quad);
+      plan_seconds = seconds_since(t0);
+    }
+    go.plans = &s.kept_plans;
+  }
   std::unique_ptr<device::DeviceTransport> device;
   std::unique_ptr<backend::OpenclOrdinates> device_ordinates;
   std::vector<transport::SweepPlan> device_plans;
@@ -890,12 +904,14 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     if (go.positivity) throw InputError(fmt::format("{}: the positivity limiter runs in the CPU sweeps only; use solver.backend: cpu", cs.solver.positivity_where));
     std::vector<transport::Vec3> dirs;
     for (std::size_t m = 0; m < quad.size(); ++m) dirs.push_back(walls.streaming(static_cast<int>(m)));
-    if (solver::uses_sweep_plans(go)) {
+    if (solver::uses_sweep_plans(go) && !go.plans) {
+      const auto t0 = Clock::now();
       device_plans = solver::plan_sweeps(disc, walls, quad);
+      plan_seconds = seconds_since(t0);
       go.plans = &device_plans;
     }
     auto data = backend::device_data(disc, medium.extinction);
-    backend::add_directions(data, dirs, {}, device_plans);
+    backend::add_directions(data, dirs, {}, go.plans ? *go.plans : device_plans);
     device = std::make_unique<device::DeviceTransport>(std::move(data), backend_choice.options);
     device_ordinates = std::make_unique<backend::OpenclOrdinates>(*device);
     go.backend = device_ordinates.get();
@@ -1053,7 +1069,7 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
                        {"outer_residual", result.outer_residual},
                        {"history", result.history},
                        {"coupling_unknowns", result.coupling_unknowns},
-                       {"plan_seconds", result.plan_seconds},
+                       {"plan_seconds", result.plan_seconds + plan_seconds},  // made here or by the solver
                        {"plan_bytes", result.plan_bytes},
                        {"field_bytes", result.field_bytes},
                        {"max_levels", result.max_levels},
@@ -1811,12 +1827,35 @@ nlohmann::json solve(Setup& s, const RunOptions& opt, std::optional<Distributed>
 // A caller's nodal values as a function of (element, point): the element's polynomial through
 // them (the DG space they live in), clamped at 0 where interpolation undershoots between nodes.
 std::function<double(std::size_t, const Vec3&)> nodal_function(const transport::Discretization& disc, std::vector<double> values) {
-  auto v = std::make_shared<const std::vector<double>>(std::move(values));
-  return [&disc, v](std::size_t e, const Vec3& x) {
-    const auto np = static_cast<Eigen::Index>(disc.ref.num_nodes);
-    const Eigen::Map<const Eigen::VectorXd> ue(v->data() + static_cast<Eigen::Index>(e) * np, np);
-    const double value = (disc.ref.interpolation_matrix(transport::reference_coordinates(disc, e, x)) * ue)(0);
-    return std::max(value, 0.0);
+  // The modal coefficients V^-1 u_e of every element, once: a point then costs one basis evaluation
+  // (the medium is sampled at ~10^5 points per solve).
+  const auto np = static_cast<Eigen::Index>(disc.ref.num_nodes);
+  const auto elements = static_cast<Eigen::Index>(disc.num_elements());
+  struct Basis {
+    Eigen::MatrixXd modal;
+    // The basis at the reference points met so far (rounded to 1e-12): the medium is sampled at the
+    // same few reference points in every element (nodes, property points), and evaluating the basis
+    // (Jacobi polynomials with gamma-function norms) costs more than the rest of the sample.
+    std::mutex mutex;
+    std::map<std::array<long long, 3>, Eigen::RowVectorXd> rows;
+  };
+  auto basis = std::make_shared<Basis>();
+  basis->modal = disc.ref.vandermonde.partialPivLu().solve(Eigen::Map<const Eigen::MatrixXd>(values.data(), np, elements));
+  return [&disc, basis](std::size_t e, const Vec3& x) {
+    const dg::Points rst = transport::reference_coordinates(disc, e, x);
+    const std::array<long long, 3> key{std::llround(rst(0, 0) * 1e12), std::llround(rst(0, 1) * 1e12), std::llround(rst(0, 2) * 1e12)};
+    Eigen::RowVectorXd psi;
+    {
+      const std::lock_guard lock(basis->mutex);
+      if (const auto it = basis->rows.find(key); it != basis->rows.end()) psi = it->second;
+    }
+    if (psi.size() == 0) {
+      psi = dg::orthonormal_basis(disc.ref.order, rst);
+      const std::lock_guard lock(basis->mutex);
+      if (basis->rows.size() > 4096) basis->rows.clear();  // arbitrary points (probes, rays): no reuse to keep
+      basis->rows.emplace(key, psi);
+    }
+    return std::max(psi.dot(basis->modal.col(static_cast<Eigen::Index>(e))), 0.0);
   };
 }
 
