@@ -52,9 +52,11 @@ for call in range(args.calls):
     cold_seconds = time.perf_counter() - t
     diff = {q: float(np.max(np.abs(w.fields[q] - c.fields[q])) / np.max(np.abs(c.fields[q]))) for q in ("G", "divq")}
     row = {"call": call + 1, "max_change": abs(amplitude),
-           "warm": {"outer_iterations": w.summary["solver"]["outer_iterations"], "seconds": warm_seconds,
+           "warm": {"outer_iterations": w.summary["solver"]["outer_iterations"],
+                    "transport_sweeps": w.summary["solver"]["transport_sweeps"], "seconds": warm_seconds,
                     "solve_seconds": w.summary["timing"]["solve_seconds"]},
-           "cold": {"outer_iterations": c.summary["solver"]["outer_iterations"], "seconds": cold_seconds,
+           "cold": {"outer_iterations": c.summary["solver"]["outer_iterations"],
+                    "transport_sweeps": c.summary["solver"]["transport_sweeps"], "seconds": cold_seconds,
                     "solve_seconds": c.summary["timing"]["solve_seconds"]},
            "relative_difference": diff}
     rows.append(row)
@@ -74,6 +76,8 @@ result = {
     "calls": rows,
     "median_warm_outer_iterations": statistics.median(r["warm"]["outer_iterations"] for r in rows),
     "median_cold_outer_iterations": statistics.median(r["cold"]["outer_iterations"] for r in rows),
+    "median_warm_transport_sweeps": statistics.median(r["warm"]["transport_sweeps"] for r in rows),
+    "median_cold_transport_sweeps": statistics.median(r["cold"]["transport_sweeps"] for r in rows),
     "median_warm_seconds": statistics.median(r["warm"]["seconds"] for r in rows),
     "median_cold_seconds": statistics.median(r["cold"]["seconds"] for r in rows),
     "max_relative_difference": max(max(r["relative_difference"].values()) for r in rows),

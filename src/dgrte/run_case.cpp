@@ -107,6 +107,7 @@ struct Setup {
   // A library Solver's sweep plans, made in its first solve and reused by the later ones: a plan
   // orders the elements for one direction on this mesh, which set_field changes neither of.
   std::vector<transport::SweepPlan> kept_plans;
+  double outer_rhs_norm = 0;  // the last gray solve's ||T(0)|| (GrayResult::rhs_norm)
 };
 
 // Results::fields: the node positions and the point arrays solution.vtu holds.
@@ -1005,8 +1006,11 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
   } else {
     RootProblem root;
     root.medium = &medium, root.walls = &walls, root.beams = &beams;
+    // A kept solver's warm start knows ||T(0)|| from its last solve (one transport sweep saved).
+    if (s.keep_solution && !distributed && !cs.refine && go.initial_intensities) go.rhs_norm_hint = s.outer_rhs_norm;
     result = distributed ? solve_distributed(s, *distributed, quad, go, &root, nullptr, parallel_json)
                          : solver::solve_gray(disc, quad, medium, walls, go, &beams);
+    s.outer_rhs_norm = result.rhs_norm;
     fields = output::radiation_fields(disc, medium, walls, result);
   }
   std::optional<adapt::ErrorIndicator> indicator;

@@ -322,7 +322,7 @@ struct OuterMonitor {
 
 PetscErrorCode outer_monitor(KSP, PetscInt it, PetscReal rnorm, void* vctx) {
   auto* m = static_cast<OuterMonitor*>(vctx);
-  if (it == 0) m->r0 = rnorm;
+  if (it == 0 && m->r0 == 0) m->r0 = rnorm;
   const double rel = m->r0 > 0 ? rnorm / m->r0 : 0.0;
   m->history->push_back(rel);
   if (m->progress)
@@ -331,10 +331,35 @@ PetscErrorCode outer_monitor(KSP, PetscInt it, PetscReal rnorm, void* vctx) {
   return 0;
 }
 
+double norm2(bool distributed, std::span<const double> v) {
+  double sq = 0;
+  for (double a : v) sq += a * a;
+  reduce(distributed, &sq, 1, MPI_SUM);
+  return std::sqrt(sq);
+}
+
 void krylov_outer(TransportSweep& sweep, const GrayOptions& opt, std::vector<double>& x, GrayResult& res) {
   const std::size_t nx = x.size();
-  std::vector<double> b(nx);
-  sweep.apply(std::vector<double>(nx, 0.0), true, b, nullptr);
+  // x holds an initial guess (GrayOptions::initial_intensities) unless it is zero (on every rank:
+  // the setting is collective).
+  double nonzero = std::any_of(x.begin(), x.end(), [](double v) { return v != 0.0; }) ? 1.0 : 0.0;
+  reduce(sweep.distributed(), &nonzero, 1, MPI_MAX);
+  const bool guess = nonzero > 0;
+  // Warm start with the right-hand side's norm known (GrayOptions::rhs_norm_hint): iterate on the
+  // correction d = x - x0 from zero, (I - T0) d = T(x0) - x0. One transport sweep gives that
+  // right-hand side, where PETSc's nonzero initial guess would take two (T(0), then T0 x0).
+  const bool correction = guess && opt.rhs_norm_hint > 0;
+  std::vector<double> b(nx), x0;
+  if (correction) {
+    sweep.apply(x, true, b, nullptr);
+    for (std::size_t i = 0; i < nx; ++i) b[i] -= x[i];
+    x0 = std::exchange(x, std::vector<double>(nx, 0.0));
+    res.rhs_norm = opt.rhs_norm_hint;
+    res.stopping_rule += "; warm start: Krylov iteration on the correction from the previous solution, ||T(0)|| that of the previous solve";
+  } else {
+    sweep.apply(std::vector<double>(nx, 0.0), true, b, nullptr);
+    res.rhs_norm = norm2(sweep.distributed(), b);
+  }
   OuterContext ctx{&sweep};
   Vec vb = nullptr, vx = nullptr;
   Mat A = nullptr;
@@ -357,21 +382,21 @@ void krylov_outer(TransportSweep& sweep, const GrayOptions& opt, std::vector<dou
   check(KSPSetOptionsPrefix(ksp, "outer_"), "KSPSetOptionsPrefix");
   check(KSPSetOperators(ksp, A, A), "KSPSetOperators");
   check(KSPSetType(ksp, opt.outer == io::OuterMethod::gmres ? KSPGMRES : KSPBCGS), "KSPSetType");
-  check(KSPSetTolerances(ksp, opt.tolerance, 0.0, 1e12, opt.max_outer), "KSPSetTolerances");
+  // Correction form: ||r|| <= tol ||T(0)|| as the cold solve, with the hint for ||T(0)||.
+  if (correction) check(KSPSetTolerances(ksp, 0.0, opt.tolerance * opt.rhs_norm_hint, 1e12, opt.max_outer), "KSPSetTolerances");
+  else check(KSPSetTolerances(ksp, opt.tolerance, 0.0, 1e12, opt.max_outer), "KSPSetTolerances");
   PC pc;
   check(KSPGetPC(ksp, &pc), "KSPGetPC");
   check(PCSetType(pc, PCNONE), "PCSetType");
   check(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED), "KSPSetNormType");
-  OuterMonitor mon{&res.history, opt.progress, Clock::now()};
+  // The history is relative to ||T(0)|| (the first residual of a cold solve).
+  OuterMonitor mon{&res.history, opt.progress, Clock::now(), correction ? opt.rhs_norm_hint : 0.0};
   check(KSPMonitorSet(ksp, outer_monitor, &mon, nullptr), "KSPMonitorSet");
   check(KSPSetFromOptions(ksp), "KSPSetFromOptions");
-  // x holds an initial guess (GrayOptions::initial_intensities) unless it is zero (on every rank:
-  // the setting is collective).
-  double nonzero = std::any_of(x.begin(), x.end(), [](double v) { return v != 0.0; }) ? 1.0 : 0.0;
-  reduce(sweep.distributed(), &nonzero, 1, MPI_MAX);
-  const bool guess = nonzero > 0;
-  check(KSPSetInitialGuessNonzero(ksp, guess ? PETSC_TRUE : PETSC_FALSE), "KSPSetInitialGuessNonzero");
+  check(KSPSetInitialGuessNonzero(ksp, guess && !correction ? PETSC_TRUE : PETSC_FALSE), "KSPSetInitialGuessNonzero");
   check(KSPSolve(ksp, vb, vx), "KSPSolve");
+  if (correction)
+    for (std::size_t i = 0; i < nx; ++i) x[i] += x0[i];
   if (opt.progress) std::fprintf(stderr, "\r%*s\r", 90, "");
   PetscInt its;
   KSPConvergedReason reason;

@@ -65,6 +65,11 @@ struct GrayOptions {
   // state instead of zero; distributed (local_mesh), the fields on the local elements, owned and
   // ghosts (the ghosts' give the partition faces' inflow); null: start from zero.
   const std::vector<std::vector<double>>* initial_intensities = nullptr;
+  // ||T(0)||_2 of the outer Krylov system of a previous solve of this problem with slightly changed
+  // data (a kept solver's warm start: GrayResult::rhs_norm; the same on every rank). With an initial
+  // guess, the Krylov outer method then iterates on the correction from the guess and stops at
+  // tolerance x this norm, which saves the sweep that T(0) would cost. 0: compute T(0).
+  double rhs_norm_hint = 0;
 };
 
 struct GrayResult {
@@ -91,7 +96,8 @@ struct GrayResult {
   long specular_passes = 0;
   long limited_elements = 0;  // element solves changed by the positivity limiter, all sweeps   // Gauss-Seidel passes over reflection groups (1 per group without mirrors)
   bool converged = true;
-  double outer_residual = 0;  // final: ||T(x) - x|| / ||T(x)|| (Krylov) or the G-change estimate (SI)
+  double outer_residual = 0;
+  double rhs_norm = 0;  // ||T(0)||_2 of the Krylov outer system (computed, or GrayOptions::rhs_norm_hint); 0 otherwise  // final: ||T(x) - x|| / ||T(x)|| (Krylov) or the G-change estimate (SI)
   std::vector<double> history;
   std::size_t coupling_unknowns = 0;
   double seconds = 0, plan_seconds = 0;

@@ -75,6 +75,10 @@ slight_cold_solver.set_field("temperature", 1.001 * T)
 slight_cold = slight_cold_solver.solve()
 iw, ic = slight.summary["solver"]["outer_iterations"], slight_cold.summary["solver"]["outer_iterations"]
 check(iw < ic, f"0.1 % hotter gas: {iw} outer iterations warm against {ic} from zero")
+# The warm solve iterates on the correction: one sweep for its right-hand side, none for T(0).
+sw, sc = slight.summary["solver"]["transport_sweeps"], slight_cold.summary["solver"]["transport_sweeps"]
+check(sw == iw + 2 and sc == ic + 2 and "warm start" in slight.summary["solver"]["stopping_rule"],
+      f"0.1 % hotter gas: {sw} transport sweeps warm ({iw} + 2), {sc} cold ({ic} + 2), stopping rule says warm start")
 solver.set_field("temperature", 1.03 * T)
 warm = solver.solve()
 cold_solver = dgrte.Solver(case)
