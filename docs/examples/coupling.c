@@ -86,6 +86,26 @@ int main(int argc, char** argv) {
     /* Hot gas in cooler walls: the gas loses energy (-div q < 0 overall) and the side walls gain it. */
     ok = ok && source_W < 0 && q_net > 0;
   }
+  /* The wall heat flux along the case's probe line on a side wall (output.probes: side_wall):
+   * first the number of points, then the values. */
+  size_t points = 0;
+  ok = ok && check(dgrte_solver_get_probe(solver, "side_wall", "q_net", NULL, &points), "dgrte_solver_get_probe");
+  if (ok) {
+    double* q_line = malloc(points * sizeof(double));
+    ok = q_line && check(dgrte_solver_get_probe(solver, "side_wall", "q_net", q_line, &points), "dgrte_solver_get_probe");
+    double q_max = 0;
+    for (size_t i = 0; ok && i < points; ++i) {
+      if (!isfinite(q_line[i])) ok = 0;
+      if (q_line[i] > q_max) q_max = q_line[i];
+    }
+    printf("side wall probe: %zu points, largest q_net %.6g W/m^2\n", points, q_max);
+    ok = ok && points > 0 && q_max > 0;
+    free(q_line);
+    /* A probe the case does not have: an input error naming the case's probes. */
+    const int status = dgrte_solver_get_probe(solver, "side_wal", "q_net", NULL, &points);
+    printf("misspelt probe name: status %d, message: %s\n", status, dgrte_last_error());
+    ok = ok && status == DGRTE_INPUT_ERROR;
+  }
   ok = check(dgrte_solver_free(solver), "dgrte_solver_free") && ok;
   ok = check(dgrte_finalize(), "dgrte_finalize") && ok;
   MPI_Finalize();

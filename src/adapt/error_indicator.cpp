@@ -141,7 +141,7 @@ void measure_on_probes(const transport::Discretization& enriched, const problem:
       for (const auto& [x, distance] : output::probe_points(probe)) {
         const auto loc = locator.locate(x);
         if (!loc) continue;
-        // On a wall the run writes G and div q with the walls' values (output::write_probes): theirs.
+        // On a wall the run writes G and div q with the walls' values (output::probe_tables): theirs.
         const auto hits = output::wall_faces_at(x, enriched, walls, all_faces);
         const bool on_wall = !hits.empty() && !f.wall_G_p.empty();
         auto at = [&](std::span<const double> nodal, std::span<const double> wall) {

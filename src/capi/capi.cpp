@@ -160,6 +160,33 @@ int dgrte_solver_get_field_at_points(const dgrte_solver* solver, const char* nam
   });
 }
 
+int dgrte_solver_get_probe(const dgrte_solver* solver, const char* probe, const char* column, double* values, size_t* count) {
+  return guarded([&] {
+    require(solver && probe && column && count, "dgrte_solver_get_probe: NULL argument");
+    const auto& probes = results_of(solver).probes;
+    const auto it = probes.find(probe);
+    if (it == probes.end()) {
+      std::string names;
+      for (const auto& [n, v] : probes) names += (names.empty() ? "" : ", ") + n;
+      throw dgrte::InputError(fmt::format("dgrte_solver_get_probe: no probe '{}'; the case's probes are: {}", probe, names.empty() ? "none" : names));
+    }
+    const auto col = it->second.find(column);
+    if (col == it->second.end()) {
+      std::string names;
+      for (const auto& [n, v] : it->second) names += (names.empty() ? "" : ", ") + n;
+      throw dgrte::InputError(fmt::format("dgrte_solver_get_probe('{}'): no column '{}'; it has {}", probe, column, names));
+    }
+    const auto& v = col->second;
+    if (values) {
+      if (*count < v.size())
+        throw dgrte::InputError(fmt::format("dgrte_solver_get_probe('{}', '{}'): room for {} values, the probe has {} points", probe, column,
+                                            *count, v.size()));
+      std::copy(v.begin(), v.end(), values);
+    }
+    *count = v.size();
+  });
+}
+
 int dgrte_solver_wall_group(const dgrte_solver* solver, const char* group, double* q_in_W, double* q_net_W) {
   return guarded([&] {
     require(solver && group, "dgrte_solver_wall_group: NULL argument");

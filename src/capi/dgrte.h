@@ -54,6 +54,10 @@ int dgrte_solver_solve(dgrte_solver* solver);
 int dgrte_solver_get_field(const dgrte_solver* solver, const char* name, double* values, size_t count);
 /* A nodal field at the caller's points (e.g. divq at the CFD cell centres); NaN outside the mesh. */
 int dgrte_solver_get_field_at_points(const dgrte_solver* solver, const char* name, const double* xyz, size_t count, double* values);
+/* A column of a probe line of output.probes (x, y, z, distance, G, qx, qy, qz, divq, ... or q_in,
+ * q_net for a wall probe: the columns of probes/<probe>.csv). values NULL: *count gets the number of
+ * points; else *count is the room in values and gets the number written. */
+int dgrte_solver_get_probe(const dgrte_solver* solver, const char* probe, const char* column, double* values, size_t* count);
 /* Wall totals of a surface group (its name in the mesh, or "#tag"): incident power q_in [W] and
  * net absorbed power q_net [W] (absorbed - emitted). */
 int dgrte_solver_wall_group(const dgrte_solver* solver, const char* group, double* q_in_W, double* q_net_W);

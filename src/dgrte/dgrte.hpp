@@ -42,6 +42,9 @@ struct Results {
   // At the nodes of every wall face (face b's node j at b * N_fp + j, the faces of walls.vtu):
   // x, y, z, q_in, q_net, q_out, q_emitted, G, temperature, and the surface group tag.
   std::map<std::string, std::vector<double>> wall_fields;
+  // Per probe of output.probes (by name): the columns of probes/<name>.csv (x, y, z, distance, then
+  // G, qx, ..., divq or q_in, q_net, ...; Monte Carlo adds *_stderr), NaN where a point is outside.
+  std::map<std::string, std::map<std::string, std::vector<double>>> probes;
 };
 
 // Quantities Solver::set_field accepts: they replace the case's value (expression or field file) of

@@ -47,6 +47,7 @@
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <sstream>
 #include <unordered_map>
 
 namespace dgrte::runner {
@@ -122,6 +123,36 @@ void keep_fields(Setup& s, const transport::Discretization& disc, std::span<cons
   for (const auto& a : pf) f[a.name].assign(a.nodal.begin(), a.nodal.end());
   const auto& T = medium.temperature;
   if (!f.contains("temperature") && std::any_of(T.begin(), T.end(), [](double v) { return std::isfinite(v); })) f["temperature"] = T;
+}
+
+// A probe's CSV text: probes/<name>.csv when the run writes files, and its columns in
+// Results::probes ("nan" where a point lies outside the mesh).
+void keep_probe(Setup& s, const std::filesystem::path& dir, const std::string& name, const std::string& text) {
+  if (s.write_files) {
+    std::filesystem::create_directories(dir / "probes");
+    io::write_text_atomically(dir / "probes" / (name + ".csv"), text);
+  }
+  auto split = [](const std::string& line) {
+    std::vector<std::string> cells;
+    std::istringstream in(line);
+    for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
+    return cells;
+  };
+  auto& table = s.results.probes[name];
+  table.clear();
+  std::vector<std::string> header;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line.front() == '#') continue;
+    const auto cells = split(line);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    if (cells.size() != header.size())
+      throw std::logic_error(fmt::format("keep_probe: probe '{}' has a row of {} values under {} columns", name, cells.size(), header.size()));
+    for (std::size_t k = 0; k < cells.size(); ++k) table[header[k]].push_back(std::strtod(cells[k].c_str(), nullptr));
+  }
 }
 
 // Results::wall_fields: the face-node positions, surface group and arrays of walls.vtu's faces.
@@ -588,7 +619,6 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
     if (cs.output.vtk && s.write_files) output::write_solution_vtu(dir / "solution.vtu", disc, pf, cell_fields, cs.output.linear, fd);
   }
   if (!cs.output.probes.empty()) {
-    if (s.write_files) std::filesystem::create_directories(dir / "probes");
     const transport::PointLocator locator(disc);
     for (const auto& probe : cs.output.probes) {
       if (!probe.wall.empty())
@@ -615,7 +645,7 @@ nlohmann::json run_directions(Setup& s, const RunOptions& opt, const Distributed
       }
       if (outside)
         s.warnings.push_back(fmt::format("probe '{}': {} of {} points lie outside the mesh (written as nan)", probe.name, outside, probe.points));
-      if (s.write_files) io::write_text_atomically(dir / "probes" / (probe.name + ".csv"), text);
+      keep_probe(s, dir, probe.name, text);
     }
   }
   summary["grind_ns_per_dof"] = solve_seconds * 1e9 / (static_cast<double>(n) * static_cast<double>(cs.directions.size()));
@@ -1240,7 +1270,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     keep_wall_fields(s, disc, walls, wall_arrays);
     if (vtk) output::write_faces_vtu(dir / "walls.vtu", disc, faces, wall_arrays, {group, emissivity}, group_names(s.mesh));
   }
-  if (s.write_files) output::write_probes(dir, cs, disc, walls, result, fields, s.warnings, gather_on ? &gathered : nullptr);
+  for (const auto& table : output::probe_tables(cs, disc, walls, result, fields, s.warnings, gather_on ? &gathered : nullptr))
+    keep_probe(s, dir, table.name, table.text);
   if (model.spectral && s.write_files) write_spectral_csv(dir / "spectral.csv", spectral_run);
   summary["outputs"] = {{"vtk", cs.output.vtk ? "solution.vtu" : ""}, {"walls_vtk", cs.output.vtk ? "walls.vtu" : ""},
                         {"quadrature", "quadrature.csv"}, {"vtk_cells", cs.output.linear ? "linear" : "lagrange"},
@@ -1720,8 +1751,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
     keep_wall_fields(s, disc, walls, wall_arrays);
     if (vtk) output::write_faces_vtu(dir / "walls.vtu", disc, faces, {{"temperature", wall_T}}, face_values, group_names(s.mesh));
   }
-  if (!lines.empty() && s.write_files) {
-    std::filesystem::create_directories(dir / "probes");
+  if (!lines.empty()) {
     for (const auto& line : lines) {
       const bool wall = !line.spec->wall.empty();
       std::string text = wall ? "# Monte Carlo (backward rays per point): q_in incident flux [W/m^2], q_net = absorbed - emitted [W/m^2], "
@@ -1742,7 +1772,7 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
         for (const auto& est : list) text += fmt::format(",{:.12g},{:.6g}", est.mean, est.error);
         text += "\n";
       }
-      io::write_text_atomically(dir / "probes" / (line.spec->name + ".csv"), text);
+      keep_probe(s, dir, line.spec->name, text);
     }
   }
   summary["outputs"] = {{"vtk", cs.output.vtk ? "solution.vtu" : ""}, {"walls_vtk", cs.output.vtk ? "walls.vtu" : ""},

@@ -300,12 +300,12 @@ std::vector<std::pair<io::Vec3, double>> probe_points(const io::ProbeSpec& probe
   return out;
 }
 
-void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, const transport::Discretization& disc,
-                  const problem::Walls& walls, const solver::GrayResult& r, const RadiationFields& fields,
-                  std::vector<std::string>& warnings, const GatheredProbes* gathered) {
-  if (cs.output.probes.empty()) return;
+std::vector<ProbeTable> probe_tables(const io::CaseSpec& cs, const transport::Discretization& disc, const problem::Walls& walls,
+                                     const solver::GrayResult& r, const RadiationFields& fields, std::vector<std::string>& warnings,
+                                     const GatheredProbes* gathered) {
+  std::vector<ProbeTable> tables;
+  if (cs.output.probes.empty()) return tables;
   std::size_t probe_index = 0;
-  std::filesystem::create_directories(dir / "probes");
   const transport::PointLocator locator(disc);
   std::vector<std::size_t> all_faces(walls.num_faces());
   std::iota(all_faces.begin(), all_faces.end(), std::size_t{0});
@@ -338,7 +338,7 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
       const std::array<const std::vector<double>*, 5> on_wall{&r.wall_G, &r.wall_qx, &r.wall_qy, &r.wall_qz, &fields.wall_divq};
       const bool point_divq = !fields.output_divq.empty();
       if (point_divq && output_point + static_cast<std::size_t>(probe.points) > fields.output_divq.size())
-        throw std::logic_error("write_probes: the medium's output points are not the volume probes' points");
+        throw std::logic_error("probe_tables: the medium's output points are not the volume probes' points");
       const std::size_t first_point = output_point;
       output_point += static_cast<std::size_t>(probe.points);
       int point_index = 0;
@@ -392,8 +392,9 @@ void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, cons
         text += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g},{:.12g},{:.12g}\n", x[0], x[1], x[2], d, q_in, q_net);
       }
     }
-    io::write_text_atomically(dir / "probes" / (probe.name + ".csv"), text);
+    tables.push_back({probe.name, std::move(text)});
   }
+  return tables;
 }
 
 }  // namespace dgrte::output

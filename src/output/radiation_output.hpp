@@ -97,7 +97,7 @@ std::vector<std::vector<WallPoint>> locate_wall_probe(const io::ProbeSpec& probe
 // The points of a probe line: `points` evenly spaced from `from` to `to`, with their distance from `from`.
 std::vector<std::pair<io::Vec3, double>> probe_points(const io::ProbeSpec& probe);
 
-// probes/<name>.csv: volume probes `x,y,z,distance,G,qx,qy,qz,divq,divq_from_q` (divq with the
+// probes/<name>.csv (probe_tables): volume probes `x,y,z,distance,G,qx,qy,qz,divq,divq_from_q` (divq with the
 // properties at the point, RadiationFields::output_divq, where the medium has output points; a point on
 // a wall: G, q and divq with the walls' values, GrayResult::wall_G; on an edge or corner, the mean of its
 // walls'); wall probes
@@ -126,8 +126,12 @@ double wall_value(const transport::Discretization& disc, const problem::Walls& w
 double point_value(const transport::Discretization& disc, const problem::Walls& walls, const transport::PointLocator& locator,
                    const transport::PointLocator::Location& loc, const std::vector<WallPoint>& hits, std::span<const double> nodal,
                    std::span<const double> wall);
-void write_probes(const std::filesystem::path& dir, const io::CaseSpec& cs, const transport::Discretization& disc,
-                  const problem::Walls& walls, const solver::GrayResult& result, const RadiationFields& fields,
-                  std::vector<std::string>& warnings, const GatheredProbes* gathered = nullptr);
+// One probe's CSV file: its name (probes/<name>.csv) and text.
+struct ProbeTable {
+  std::string name, text;
+};
+std::vector<ProbeTable> probe_tables(const io::CaseSpec& cs, const transport::Discretization& disc, const problem::Walls& walls,
+                                     const solver::GrayResult& result, const RadiationFields& fields, std::vector<std::string>& warnings,
+                                     const GatheredProbes* gathered = nullptr);
 
 }  // namespace dgrte::output

@@ -21,6 +21,7 @@ struct PyResults {
   py::dict summary;
   py::dict fields;
   py::dict wall_fields;
+  py::dict probes;  // probe name -> {column -> numpy array}
 };
 
 py::dict arrays(std::map<std::string, std::vector<double>>&& in) {
@@ -38,6 +39,7 @@ PyResults to_python(dgrte::Results&& r) {
   out.summary = py::module_::import("json").attr("loads")(r.summary.dump());
   out.fields = arrays(std::move(r.fields));
   out.wall_fields = arrays(std::move(r.wall_fields));
+  for (auto& [name, columns] : r.probes) out.probes[py::str(name)] = arrays(std::move(columns));
   return out;
 }
 
@@ -81,10 +83,11 @@ PYBIND11_MODULE(dgrte, m) {
     }
   });
 
-  py::class_<PyResults>(m, "Results", "One solve's results: summary (dict), fields and wall_fields (numpy arrays)")
+  py::class_<PyResults>(m, "Results", "One solve's results: summary (dict), fields, wall_fields and probes (numpy arrays)")
       .def_readonly("summary", &PyResults::summary, "what summary.json holds")
       .def_readonly("fields", &PyResults::fields, "arrays at the DG nodes: x, y, z, G, qx, qy, qz, divq, temperature, ...")
-      .def_readonly("wall_fields", &PyResults::wall_fields, "arrays at the wall faces' nodes: x, y, z, q_in, q_net, ...");
+      .def_readonly("wall_fields", &PyResults::wall_fields, "arrays at the wall faces' nodes: x, y, z, q_in, q_net, ...")
+      .def_readonly("probes", &PyResults::probes, "per probe of output.probes: its CSV columns (x, y, z, distance, G, ...) as arrays");
 
   py::class_<dgrte::Solver>(m, "Solver", "A case kept between solves; each solve starts from the last solution (warm start)")
       .def(py::init([](const std::filesystem::path& case_file, std::optional<std::filesystem::path> output, bool quiet) {

@@ -1,11 +1,13 @@
 // `dgrte run` end to end: outputs and summary.json contract, probes, and case/mesh mismatches.
 #include "dgrte/dgrte.hpp"
 #include "common/error.hpp"
+#include "../common/case_runner.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace dgrte::app {
@@ -71,6 +73,51 @@ TEST(RunCase, WritesOutputsAndSummary) {
   EXPECT_EQ(rows, 6);
   EXPECT_NE(last.find("nan"), std::string::npos);
   EXPECT_FALSE(s["warnings"].empty());
+}
+
+// Results::probes holds the columns of the CSV files the command line writes, for a directions run
+// (with a point outside the mesh) and a Monte Carlo run (with the *_stderr columns), and dgrte::run
+// without an output folder writes no probes.
+TEST(RunCase, ResultsHoldTheProbeFiles) {
+  const std::string mc = "mesh: {geo: " DGRTE_SOURCE_DIR "/validation/mms/cube.geo, size: 0.8}\n"
+                         "media: {\"*\": {kappa: \"0.5\", temperature: \"1000\"}}\n"
+                         "boundaries: {\"*\": {type: black, temperature: 0}}\n"
+                         "solver: {method: montecarlo, paths: 2e4, batches: 4, seed: 3, probe_rays: 50}\n"
+                         "output:\n  vtk: false\n  probes:\n    - {name: axis, from: [0, 0, -0.5], to: [0, 0, 0.5], points: 3}\n"
+                         "    - {name: wall, from: [-0.5, 0, -1], to: [0.5, 0, -1], points: 3, wall: zmin}\n";
+  for (const auto& [name, body] : {std::pair<std::string, std::string>{"probes_directions", base_case()}, {"probes_mc", mc}}) {
+    RunOptions opt;
+    opt.case_file = write_case(name, body);
+    opt.output_directory = fs::temp_directory_path() / "dgrte_app_tests" / (name + "_out");
+    opt.quiet = true;
+    fs::remove_all(*opt.output_directory);
+    const auto written = run(opt);
+    ASSERT_FALSE(written.probes.empty()) << name;
+    for (const auto& [probe, columns] : written.probes) {
+      const auto file = test_support::read_csv(*opt.output_directory / "probes" / (probe + ".csv"));
+      ASSERT_EQ(file.size(), columns.size()) << name << " " << probe;
+      for (const auto& [c, values] : file) {
+        ASSERT_TRUE(columns.contains(c)) << name << " " << probe << " " << c;
+        ASSERT_EQ(columns.at(c).size(), values.size()) << c;
+        for (std::size_t i = 0; i < values.size(); ++i)
+          if (std::isnan(values[i])) EXPECT_TRUE(std::isnan(columns.at(c)[i])) << c << " " << i;
+          else EXPECT_EQ(columns.at(c)[i], values[i]) << c << " " << i;
+      }
+    }
+    opt.output_directory.reset();
+    opt.write_files = false;
+    const auto kept = run(opt);
+    EXPECT_EQ(kept.probes.size(), written.probes.size()) << name;
+  }
+  RunOptions opt;
+  opt.case_file = write_case("probes_mc", mc);
+  opt.quiet = true;
+  opt.write_files = false;
+  const auto r = run(opt);
+  ASSERT_TRUE(r.probes.contains("axis") && r.probes.contains("wall"));
+  EXPECT_TRUE(r.probes.at("axis").contains("divq_stderr"));
+  EXPECT_TRUE(r.probes.at("wall").contains("q_net_stderr"));
+  EXPECT_EQ(r.probes.at("wall").at("q_in").size(), 3u);
 }
 
 std::string error_of(const std::string& body) {

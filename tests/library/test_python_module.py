@@ -1,6 +1,7 @@
 """The Python module (import dgrte) against the command line on the quick-start furnace.
 
-- dgrte.run(case) writes nothing and returns the summary and nodal fields that `dgrte run` writes;
+- dgrte.run(case) writes nothing and returns the summary, nodal fields and probe columns that
+  `dgrte run` writes;
 - set_field of the case's own temperature changes nothing (the field reaches the nodes and, through
   the element polynomials, the property points: the case's temperature is linear in z, so exactly);
 - warm starts: 0 outer iterations from its own solution, fewer than from zero after a 0.1 % change,
@@ -50,6 +51,13 @@ for group, w in cli["walls"].items():
     check(abs(r.summary["walls"][group]["q_net_W"] - w["q_net_W"]) <= 1e-9 * abs(w["q_net_W"]),
           f"wall group {group}: q_net {r.summary['walls'][group]['q_net_W']:.10g} W, the command line's {w['q_net_W']:.10g} W")
 check(r.summary["solver"]["outer_iterations"] == cli["solver"]["outer_iterations"], "the same outer iterations as the command line")
+# Probes: the columns of the command line's probes/<name>.csv, point by point.
+for name in ("axis", "side_wall"):
+    rows = [l.split(",") for l in (cli_out / "probes" / f"{name}.csv").read_text().splitlines() if l and not l.startswith("#")]
+    table = {c: np.array([float(row[k]) for row in rows[1:]]) for k, c in enumerate(rows[0])}
+    got = r.probes.get(name, {})
+    ok = set(got) == set(table) and all(np.allclose(got[c], table[c], rtol=1e-9, atol=0, equal_nan=True) for c in table)
+    check(ok, f"probes['{name}']: the columns {sorted(got)} of probes/{name}.csv ({len(rows) - 1} points)")
 
 # 2. The case's own temperature, given back at the nodes: the same solution.
 solver = dgrte.Solver(case)
