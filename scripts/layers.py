@@ -9,6 +9,8 @@ folders) with the include lines that close them.
   python3 scripts/layers.py [--max-layers 10]      exit 1 on a cycle or too many layers
   python3 scripts/layers.py --self-test            the check fails on a tree with a cycle and on
                                                    one with too many layers (its negative control)
+  python3 scripts/layers.py --svg docs/layers.svg  also draws the layers and the include edges
+  python3 scripts/layers.py --check-svg docs/layers.svg   and fails when that drawing is stale
 """
 import argparse
 import pathlib
@@ -82,6 +84,46 @@ def layers(folders, edges, cycles):
     return {f: visit(key(f)) for f in folders}
 
 
+def svg(folders, edges, layer):
+    """The layers as rows of boxes (layer 0 at the bottom), centred; a line from a folder's box down
+    to each folder it includes, except where it also reaches that folder through another one it
+    includes (the transitive reduction: the same order, fewer lines). Regenerated, never edited."""
+    def reach(f, seen):
+        for g in edges[f]:
+            if g not in seen:
+                seen.add(g)
+                reach(g, seen)
+        return seen
+    direct = {f: {g for g in edges[f] if not any(g in reach(h, set()) for h in edges[f] if h != g)} for f in folders}
+    rows = {}
+    for f in folders:
+        rows.setdefault(layer[f], []).append(f)
+    box_w, box_h, gap_x, gap_y, margin = 110, 30, 24, 56, 20
+    width = margin * 2 + 90 + max(len(r) for r in rows.values()) * (box_w + gap_x)
+    height = margin * 2 + len(rows) * (box_h + gap_y)
+    where = {}
+    for n, fs in rows.items():
+        y = height - margin - box_h - n * (box_h + gap_y)
+        left = margin + 90 + (width - margin * 2 - 90 - len(fs) * (box_w + gap_x)) / 2
+        for i, f in enumerate(fs):
+            where[f] = (left + i * (box_w + gap_x), y)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="13">',
+           f'<rect width="{width}" height="{height}" fill="white"/>']
+    for a in folders:
+        for b in sorted(direct[a]):
+            (xa, ya), (xb, yb) = where[a], where[b]
+            out.append(f'<line x1="{xa + box_w / 2}" y1="{ya + box_h}" x2="{xb + box_w / 2}" y2="{yb}" stroke="#9ab" '
+                       'stroke-width="1"/>')
+    for n in rows:
+        y = height - margin - box_h - n * (box_h + gap_y)
+        out.append(f'<text x="{margin}" y="{y + 20}" fill="#555">layer {n}</text>')
+    for f, (x, y) in where.items():
+        out.append(f'<rect x="{x}" y="{y}" width="{box_w}" height="{box_h}" rx="5" fill="#eef4fb" stroke="#357"/>')
+        out.append(f'<text x="{x + box_w / 2}" y="{y + 20}" text-anchor="middle">{f}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 def self_test():
     """Synthetic trees: a chain a0 <- a1 <- ... (layers), and the same with a back edge (a cycle)."""
     import subprocess
@@ -113,6 +155,8 @@ def main():
     parser.add_argument("--max-layers", type=int, default=10)
     parser.add_argument("--src", default=str(root))
     parser.add_argument("--self-test", action="store_true")
+    parser.add_argument("--svg", help="also write the layers as an SVG drawing to this file")
+    parser.add_argument("--check-svg", help="fail if this drawing is not what --svg writes now (a stale picture)")
     args = parser.parse_args()
     if args.self_test:
         return self_test()
@@ -129,6 +173,12 @@ def main():
                 if b in edges[a]:
                     print(f"  {a} -> {b}: {edges[a][b]}")
     print(f"{count} layers (at most {args.max_layers}), {len(cycles)} cycles")
+    drawing = svg(folders, edges, layer)
+    if args.svg:
+        pathlib.Path(args.svg).write_text(drawing)
+    if args.check_svg and pathlib.Path(args.check_svg).read_text() != drawing:
+        print(f"{args.check_svg} is stale: regenerate it with python3 scripts/layers.py --svg {args.check_svg}")
+        return 1
     return 0 if not cycles and count <= args.max_layers else 1
 
 

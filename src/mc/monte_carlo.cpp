@@ -284,9 +284,8 @@ McModel build_model(const io::CaseSpec& cs, const transport::Discretization& dis
     const Vec3& n = walls.normal(b);
     face.inward = {-n[0], -n[1], -n[2]};
     face.area = 2 * disc.geometry[e].face_scale[static_cast<std::size_t>(f)] * disc.geometry[e].jacobian;
-    const double rho = wm.rho_diffuse + wm.rho_specular;
-    face.absorptivity = 1 - rho;
-    face.specular_share = rho > 0 ? wm.rho_specular / rho : 0.0;
+    face.absorptivity = wm.absorptivity();
+    face.specular_share = wm.specular_share();
     face.irradiation = wm.irradiation;
     const int g = mesh.boundary_group[e][static_cast<std::size_t>(f)];
     auto [it, fresh] = group_index.try_emplace(g, static_cast<int>(m.group_names.size()));

@@ -386,7 +386,7 @@ std::vector<ProbeTable> probe_tables(const io::CaseSpec& cs, const transport::Di
           // q_net = absorptivity q_in - emitted: move the interpolated value by the gathered q_in's difference.
           const auto& wm = walls.wall(walls.wall_of(hits.front().face));
           const double q_gathered = (*gather)[static_cast<std::size_t>(i)][0];
-          q_net += (1 - wm.rho_diffuse - wm.rho_specular) * (q_gathered - q_in);
+          q_net += wm.absorptivity() * (q_gathered - q_in);
           q_in = q_gathered;
         }
         text += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g},{:.12g},{:.12g}\n", x[0], x[1], x[2], d, q_in, q_net);

@@ -113,6 +113,10 @@ struct WallModel {
   io::BoundaryType type = io::BoundaryType::black;
   double emissivity = 1, rho_diffuse = 0, rho_specular = 0, irradiation = 0;
   const io::Expression* intensity = nullptr;  // inflow
+  // The fraction of an incident flux the wall absorbs (1 - rho_d - rho_s; its emissivity where
+  // Kirchhoff's law holds), and the specular part of what it reflects.
+  double absorptivity() const { return 1 - rho_diffuse - rho_specular; }
+  double specular_share() const { return rho_diffuse + rho_specular > 0 ? rho_specular / (rho_diffuse + rho_specular) : 0.0; }
 };
 
 class Walls {
