@@ -59,8 +59,7 @@ void add_incident_flux(const transport::Discretization& disc, const problem::Wal
                        const std::vector<std::vector<double>>& u, double weight, std::vector<double>& q) {
   const auto np = static_cast<std::size_t>(disc.num_nodes()), nfp = static_cast<std::size_t>(disc.ref.num_face_nodes);
   for (std::size_t b = 0; b < walls.num_faces(); ++b) {
-    const std::size_t ef = walls.element_face(b), e = ef / 4;
-    const auto f = static_cast<int>(ef % 4);
+    const auto [e, f] = walls.face(b);
     const auto& g = disc.geometry[e];
     const auto& fn = disc.ref.face_nodes[static_cast<std::size_t>(f)];
     for (std::size_t m = 0; m < quad.size(); ++m) {
@@ -78,8 +77,7 @@ std::vector<double> wall_squares(const transport::Discretization& disc, const pr
   const auto nfp = static_cast<Eigen::Index>(disc.ref.num_face_nodes);
   std::vector<double> sq(disc.num_elements(), 0.0);
   for (std::size_t b = 0; b < walls.num_faces(); ++b) {
-    const std::size_t ef = walls.element_face(b), e = ef / 4;
-    const auto f = static_cast<int>(ef % 4);
+    const auto [e, f] = walls.face(b);
     const Eigen::Map<const Eigen::VectorXd> qb(q.data() + b * static_cast<std::size_t>(nfp), nfp);
     const double sJ = disc.geometry[e].face_scale[f] * disc.geometry[e].jacobian;  // face area / 2
     sq[e] += sJ * qb.dot(disc.ref.face_mass[static_cast<std::size_t>(f)] * qb);
@@ -95,7 +93,7 @@ std::vector<double> prolong_wall_faces(const std::array<dg::Matrix, 4>& P, const
   std::vector<double> out(walls.num_faces() * nt, 0.0);
   for (std::size_t b = 0; b < walls.num_faces(); ++b) {
     const Eigen::Map<const Eigen::VectorXd> ub(u.data() + b * nf, static_cast<Eigen::Index>(nf));
-    Eigen::Map<Eigen::VectorXd>(out.data() + b * nt, static_cast<Eigen::Index>(nt)) = P[walls.element_face(b) % 4] * ub;
+    Eigen::Map<Eigen::VectorXd>(out.data() + b * nt, static_cast<Eigen::Index>(nt)) = P[static_cast<std::size_t>(walls.face(b).face)] * ub;
   }
   return out;
 }
@@ -158,7 +156,7 @@ void measure_on_probes(const transport::Discretization& enriched, const problem:
       ind.has_wall_probes = true;
       for (const auto& hits : output::locate_wall_probe(probe, enriched, walls)) {
         const double d = std::abs(output::wall_value(enriched, walls, hits, f.dq_in));
-        for (const auto& hit : hits) d_first.push_back({walls.element_face(hit.face) / 4, d});
+        for (const auto& hit : hits) d_first.push_back({walls.face(hit.face).element, d});
         scale_first = std::max(scale_first, std::abs(output::wall_value(enriched, walls, hits, f.q_in)));
       }
       record(ind.element_probe_wall_flux, d_first, scale_first);
@@ -259,7 +257,7 @@ ErrorIndicator ErrorEstimator::finish(const solver::GrayResult& run, const outpu
   ind.element_peak_wall_flux.assign(disc_.num_elements(), 0.0);
   const std::size_t nfp = static_cast<std::size_t>(enriched_.ref.num_face_nodes);
   for (std::size_t k = 0; k < dq_in_.size(); ++k) {
-    const std::size_t e = enriched_walls.element_face(k / nfp) / 4;
+    const std::size_t e = enriched_walls.face(k / nfp).element;
     ind.element_peak_wall_flux[e] = std::max(ind.element_peak_wall_flux[e], std::abs(dq_in_[k]));
   }
   ind.G_max = max_abs(G);

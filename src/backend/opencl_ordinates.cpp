@@ -188,8 +188,8 @@ std::span<const double> OpenclOrdinates::trace_view(std::size_t k) {
   trace_scratch_.resize(p.disc.num_dofs());
   const auto& traces = slots_[k].traces;
   for (std::size_t b = 0; b < p.walls.num_faces(); ++b) {
-    const std::size_t ef = p.walls.element_face(b), e = ef / 4;
-    const auto& fn = p.disc.ref.face_nodes[ef % 4];
+    const auto [e, f] = p.walls.face(b);
+    const auto& fn = p.disc.ref.face_nodes[static_cast<std::size_t>(f)];
     for (std::size_t j = 0; j < nfp; ++j) trace_scratch_[e * np + static_cast<std::size_t>(fn[j])] = traces[b * nfp + j];
   }
   return trace_scratch_;

@@ -48,8 +48,8 @@ namespace {
 std::vector<long> wall_keys(const Distributed& d, const problem::Walls& walls) {
   std::vector<long> keys(walls.num_faces());
   for (std::size_t b = 0; b < keys.size(); ++b) {
-    const std::size_t ef = walls.element_face(b);
-    keys[b] = d.local.global_element[ef / 4] * 4 + static_cast<long>(ef % 4);
+    const auto [e, f] = walls.face(b);
+    keys[b] = d.local.global_element[e] * 4 + f;  // ElementFace's packing, with the global element
   }
   return keys;
 }

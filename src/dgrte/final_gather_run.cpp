@@ -80,7 +80,7 @@ FinalGatherRun::FinalGatherRun(const io::CaseSpec& cs, const transport::Discreti
     if (beam.generation > 0) images.push_back(&beam);
   auto image_wall_flux = [&](const output::WallPoint& at) {
     const std::size_t nfp = walls.face_nodes();
-    const auto f = static_cast<int>(walls.element_face(at.face) % 4);
+    const int f = walls.face(at.face).face;
     const Eigen::MatrixXd row = disc.ref.face_interpolation_matrix(f, {{at.l1, at.l2}});
     double v = 0;
     for (const auto* image : images)

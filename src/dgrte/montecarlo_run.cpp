@@ -305,7 +305,8 @@ nlohmann::json run_montecarlo(Setup& s, const RunOptions& opt) {
     std::vector<double> wall_T(F * nfp);
     for (std::size_t b = 0; b < F; ++b) {
       faces.push_back(walls.element_face(b));
-      const int g = s.mesh.boundary_group[walls.element_face(b) / 4][walls.element_face(b) % 4];
+      const auto [e, f] = walls.face(b);
+      const int g = s.mesh.boundary_group[e][static_cast<std::size_t>(f)];
       group.values.push_back(g >= 0 ? s.mesh.surface_groups[static_cast<std::size_t>(g)].tag : -1);
       emissivity.values.push_back(walls.wall(walls.wall_of(b)).emissivity);
       q_out.values.push_back(r.q_in.mean[b] - r.q_net.mean[b]);

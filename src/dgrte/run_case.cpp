@@ -638,7 +638,8 @@ nlohmann::json run_angular(Setup& s, const RunOptions& opt, const Distributed* d
     std::vector<double> wall_T(fields.q_net.size());
     for (std::size_t b = 0; b < walls.num_faces(); ++b) {
       faces.push_back(walls.element_face(b));
-      const int g = s.mesh.boundary_group[walls.element_face(b) / 4][walls.element_face(b) % 4];
+      const auto [e, f] = walls.face(b);
+      const int g = s.mesh.boundary_group[e][static_cast<std::size_t>(f)];
       group.values.push_back(g >= 0 ? s.mesh.surface_groups[static_cast<std::size_t>(g)].tag : -1);
       emissivity.values.push_back(walls.wall(walls.wall_of(b)).emissivity);
       for (std::size_t j = 0; j < walls.face_nodes(); ++j) wall_T[b * walls.face_nodes() + j] = walls.temperature(b, j);

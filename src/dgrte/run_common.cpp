@@ -94,8 +94,8 @@ void keep_wall_fields(Setup& s, const transport::Discretization& disc, const pro
   const std::size_t nfp = walls.face_nodes(), np = static_cast<std::size_t>(disc.num_nodes());
   std::vector<double> x, y, z, group;
   for (std::size_t b = 0; b < walls.num_faces(); ++b) {
-    const std::size_t e = walls.element_face(b) / 4, face = walls.element_face(b) % 4;
-    const int g = disc.mesh->boundary_group[e][face];
+    const auto [e, face] = walls.face(b);
+    const int g = disc.mesh->boundary_group[e][static_cast<std::size_t>(face)];
     for (std::size_t j = 0; j < nfp; ++j) {
       const auto& p = disc.node_position[e * np + static_cast<std::size_t>(disc.ref.face_nodes[face][j])];
       x.push_back(p[0]), y.push_back(p[1]), z.push_back(p[2]);

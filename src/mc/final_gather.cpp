@@ -786,9 +786,10 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   const std::size_t wall_points = in.walls.num_faces() * per_face;
   // Wall point p: its face, position and tracer cell.
   auto wall_point = [&](std::size_t p) {
-    const std::size_t b = p / per_face, ef = in.walls.element_face(b), e = ef / 4;
+    const std::size_t b = p / per_face;
+    const auto [e, f] = in.walls.face(b);
     const auto v = disc.element_vertices(e);
-    const auto& fv = dgrte::kFaceVertices[ef % 4];
+    const auto& fv = dgrte::kFaceVertices[static_cast<std::size_t>(f)];
     const auto [l1, l2] = projection.points[p % per_face];
     Vec3 x{};
     for (std::size_t k = 0; k < 3; ++k)
@@ -808,7 +809,7 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
       at_points_beam[static_cast<std::size_t>(pi)] = case_beams_into_wall(model, fields, t, x, model.faces[b].inward);
     }
     for (std::size_t b = 0; b < in.walls.num_faces(); ++b) {
-      const Eigen::VectorXd nodal = projection.to_nodes[in.walls.element_face(b) % 4] *
+      const Eigen::VectorXd nodal = projection.to_nodes[static_cast<std::size_t>(in.walls.face(b).face)] *
                                     Eigen::Map<const Eigen::VectorXd>(&at_points_beam[b * per_face], static_cast<Eigen::Index>(per_face));
       for (std::size_t j = 0; j < nfp; ++j) {
         out.beam_q_in[b * nfp + j] = nodal[static_cast<Eigen::Index>(j)];
@@ -825,7 +826,7 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
   // reflected where each ray meets the wall (a shadow ray there: their lit patches have sharp edges).
   std::vector<double> reflected(in.walls.num_faces(), 0.0);
   for (std::size_t b = 0; b < reflected.size(); ++b) {
-    const auto f = static_cast<std::size_t>(in.walls.element_face(b) % 4);
+    const auto f = static_cast<std::size_t>(in.walls.face(b).face);
     const Eigen::VectorXd w = disc.ref.face_mass[f].colwise().sum().transpose();
     double mean = 0, images = 0;
     for (std::size_t j = 0; j < nfp; ++j) {
@@ -945,7 +946,7 @@ GatherResult final_gather(const McModel& model, const GatherInput& in, const std
       for (std::size_t j = 0; j < nfp; ++j) out.q_in[b * nfp + j] = out.q_in_half[b * nfp + j] = in.q_in[b * nfp + j];
       continue;
     }
-    const auto& P = projection.to_nodes[in.walls.element_face(b) % 4];
+    const auto& P = projection.to_nodes[static_cast<std::size_t>(in.walls.face(b).face)];
     auto at = [&](const std::vector<double>& v) { return Eigen::Map<const Eigen::VectorXd>(&v[b * per_face], static_cast<Eigen::Index>(per_face)); };
     const Eigen::VectorXd nodal = P * at(at_points), nodal_half = P * at(at_points_half);
     for (std::size_t j = 0; j < nfp; ++j) {

@@ -276,8 +276,7 @@ McModel build_model(const io::CaseSpec& cs, const transport::Discretization& dis
   // Walls: geometry and reflection (emission: set_properties).
   std::map<int, int> group_index;
   for (std::size_t b = 0; b < walls.num_faces(); ++b) {
-    const std::size_t ef = walls.element_face(b), e = ef / 4;
-    const int f = static_cast<int>(ef % 4);
+    const auto [e, f] = walls.face(b);
     const auto& wm = walls.wall(walls.wall_of(b));
     McModel::Face face{};
     face.element = m.mesh.tracer_index[e], face.local = f;

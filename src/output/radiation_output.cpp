@@ -1,4 +1,5 @@
 #include "output/radiation_output.hpp"
+#include "common/tet_topology.hpp"
 
 #include "common/error.hpp"
 #include "io/atomic_file.hpp"
@@ -23,14 +24,14 @@ std::array<Eigen::VectorXd, 4> face_weights(const dg::ReferenceTet& ref) {
 
 std::string group_of_face(const transport::Discretization& disc, std::size_t element_face) {
   const auto& mesh = *disc.mesh;
-  const int g = mesh.boundary_group[element_face / 4][element_face % 4];
+  const auto [e, f] = ElementFace::unpack(element_face);
+  const int g = mesh.boundary_group[e][static_cast<std::size_t>(f)];
   return g >= 0 ? problem::group_label(mesh.surface_groups[static_cast<std::size_t>(g)]) : std::string("(no group)");
 }
 
 double face_integral(const transport::Discretization& disc, const std::array<Eigen::VectorXd, 4>& fw, std::size_t element_face,
                      const double* values) {
-  const std::size_t e = element_face / 4;
-  const int f = static_cast<int>(element_face % 4);
+  const auto [e, f] = ElementFace::unpack(element_face);
   const double sJ = disc.geometry[e].face_scale[f] * disc.geometry[e].jacobian;
   double s = 0;
   for (Eigen::Index j = 0; j < fw[f].size(); ++j) s += fw[f][j] * values[j];
@@ -112,8 +113,7 @@ RadiationFields radiation_fields(const transport::Discretization& disc, const pr
   out.q_net.resize(r.q_in.size());
   out.q_emitted.resize(r.q_in.size());
   for (std::size_t b = 0; b < walls.num_faces(); ++b) {
-    const std::size_t e = walls.element_face(b) / 4;
-    const int f = static_cast<int>(walls.element_face(b) % 4);
+    const auto [e, f] = walls.face(b);
     out.face_area.push_back(2 * disc.geometry[e].face_scale[f] * disc.geometry[e].jacobian);
     for (std::size_t j = 0; j < nfp; ++j) {
       out.q_net[b * nfp + j] = r.q_in[b * nfp + j] - r.q_out[b * nfp + j];
@@ -216,8 +216,7 @@ std::vector<WallPoint> wall_faces_at(const io::Vec3& point, const transport::Dis
   const Eigen::Vector3d x(point[0], point[1], point[2]);
   std::vector<WallPoint> hits;
   for (std::size_t b : faces) {
-    const std::size_t e = walls.element_face(b) / 4;
-    const int f = static_cast<int>(walls.element_face(b) % 4);
+    const auto [e, f] = walls.face(b);
     const auto v = disc.element_vertices(e);
     const auto& A = v[dgrte::kFaceVertices[f][0]];
     const auto& B = v[dgrte::kFaceVertices[f][1]];
@@ -252,7 +251,7 @@ double wall_value(const transport::Discretization& disc, const problem::Walls& w
   const std::size_t nfp = walls.face_nodes();
   double sum = 0;
   for (const auto& wp : hits) {
-    const int f = static_cast<int>(walls.element_face(wp.face) % 4);
+    const int f = walls.face(wp.face).face;
     const auto P = disc.ref.face_interpolation_matrix(f, {{wp.l1, wp.l2}});
     const Eigen::Map<const Eigen::VectorXd> v(values.data() + wp.face * nfp, static_cast<Eigen::Index>(nfp));
     sum += (P * v)(0);

@@ -1,4 +1,5 @@
 #include "output/vtk_output.hpp"
+#include "common/tet_topology.hpp"
 
 #include "common/error.hpp"
 #include "io/atomic_file.hpp"
@@ -192,8 +193,7 @@ void write_faces_vtu(const std::filesystem::path& file, const transport::Discret
   points->SetDataTypeToDouble();
   points->SetNumberOfPoints(F * nfp);
   for (vtkIdType b = 0; b < F; ++b) {
-    const std::size_t e = faces[static_cast<std::size_t>(b)] / 4;
-    const int f = static_cast<int>(faces[static_cast<std::size_t>(b)] % 4);
+    const auto [e, f] = ElementFace::unpack(faces[static_cast<std::size_t>(b)]);
     const auto v = disc.element_vertices(e);
     const auto& A = v[dgrte::kFaceVertices[f][0]];
     const auto& B = v[dgrte::kFaceVertices[f][1]];
@@ -221,7 +221,7 @@ void write_faces_vtu(const std::filesystem::path& file, const transport::Discret
     arr->SetName(fld.name.c_str());
     arr->SetNumberOfTuples(F * nfp);
     for (vtkIdType b = 0; b < F; ++b) {
-      const int f = static_cast<int>(faces[static_cast<std::size_t>(b)] % 4);
+      const int f = ElementFace::unpack(faces[static_cast<std::size_t>(b)]).face;
       values.noalias() = interp[f] * Eigen::Map<const Eigen::VectorXd>(fld.nodal.data() + b * nfp, nfp);
       for (int i = 0; i < nfp; ++i) arr->SetValue(b * nfp + i, values[i]);
     }

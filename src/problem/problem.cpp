@@ -434,7 +434,7 @@ Walls::Walls(const io::CaseSpec& cs, const transport::Discretization& disc, cons
       const auto& wall = walls_[static_cast<std::size_t>(w)];
       const auto& spec = cs.boundaries[static_cast<std::size_t>(w)];
       const Vec3 n = disc.geometry[e].normal[f];
-      face_.push_back(e * 4 + static_cast<std::size_t>(f));
+      face_.push_back(ElementFace{e, f}.packed());
       wall_of_face_.push_back(w);
       normal_.push_back(n);
       double h = kPi;
@@ -562,8 +562,7 @@ void Walls::inflow(int m, const Vec3& v, bool with_sources, std::span<const doub
       intensity.push_back(*walls_[w].intensity);
     }
   for (std::size_t b = 0; b < face_.size(); ++b) {
-    const std::size_t e = face_[b] / 4;
-    const int f = static_cast<int>(face_[b] % 4);
+    const auto [e, f] = ElementFace::unpack(face_[b]);
     if (transport::inflow_coefficient(disc_.geometry[e], f, v) == 0.0) continue;
     const auto w = static_cast<std::size_t>(wall_of_face_[b]);
     const WallModel& wall = walls_[w];

@@ -8,6 +8,7 @@
 #include "angular/scattering_matrix.hpp"
 #include "fields/field_import.hpp"
 #include "gas/spectral_model.hpp"
+#include "common/tet_topology.hpp"
 #include "io/case_file.hpp"
 #include "transport/discretization.hpp"
 #include "transport/reaction.hpp"
@@ -127,7 +128,9 @@ class Walls {
 
   std::size_t num_faces() const { return face_.size(); }  // boundary faces
   std::size_t face_nodes() const { return nfp_; }
-  // Boundary face b: element * 4 + local face; its wall; its unit outward normal.
+  // Boundary face b: its element and local face (packed: element * 4 + local face); its wall; its
+  // unit outward normal.
+  ElementFace face(std::size_t b) const { return ElementFace::unpack(face_[b]); }
   std::size_t element_face(std::size_t b) const { return face_[b]; }
   int wall_of(std::size_t b) const { return wall_of_face_[b]; }
   const WallModel& wall(int w) const { return walls_[static_cast<std::size_t>(w)]; }
@@ -196,7 +199,8 @@ class Walls {
   // The element node (e * N_p + i) of wall face node bj = b * N_fp + j.
   std::size_t element_node(std::size_t bj) const {
     const std::size_t ef = face_[bj / nfp_];
-    return ef / 4 * static_cast<std::size_t>(disc_.num_nodes()) + static_cast<std::size_t>(disc_.ref.face_nodes[ef % 4][bj % nfp_]);
+    const auto [e, f] = ElementFace::unpack(ef);
+    return e * static_cast<std::size_t>(disc_.num_nodes()) + static_cast<std::size_t>(disc_.ref.face_nodes[static_cast<std::size_t>(f)][bj % nfp_]);
   }
   // to[b * N_fp + j] += nodal value at the element node of face node j of face b.
   void add_nodal(std::span<const double> nodal, std::span<double> to) const;

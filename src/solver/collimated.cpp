@@ -40,8 +40,7 @@ Collimated solve_collimated(const io::CaseSpec& cs, const transport::Discretizat
     PendingBeam beam{spec.direction, std::vector<double>(nb, 0.0), 0};
     std::size_t in_group = 0, facing = 0;
     for (std::size_t b = 0; b < walls.num_faces(); ++b) {
-      const std::size_t e = walls.element_face(b) / 4;
-      const int f = static_cast<int>(walls.element_face(b) % 4);
+      const auto [e, f] = walls.face(b);
       const int g = mesh.boundary_group[e][static_cast<std::size_t>(f)];
       if (g < 0 || problem::group_label(mesh.surface_groups[static_cast<std::size_t>(g)]) != spec.boundary) continue;
       ++in_group;
@@ -87,8 +86,7 @@ Collimated solve_collimated(const io::CaseSpec& cs, const transport::Discretizat
         out.qz[k] += F[k] * s[2];
       }
       for (std::size_t b = 0; b < walls.num_faces(); ++b) {
-        const std::size_t e = walls.element_face(b) / 4;
-        const int f = static_cast<int>(walls.element_face(b) % 4);
+        const auto [e, f] = walls.face(b);
         const double sn = dot(s, walls.normal(b));
         if (transport::inflow_coefficient(disc.geometry[e], f, s) != 0.0) {
           for (std::size_t j = 0; j < nfp; ++j) out.q_out[b * nfp + j] += p.inflow[b * nfp + j] * -sn;

@@ -137,8 +137,8 @@ class PointProblemBuilder {
     // Wall emission weights a_j(T_w) are evaluated with the gas state next to the wall (the DG node
     // of the face), as the slab solver does; walls at 0 K emit nothing and need no weight.
     for (std::size_t b = 0; b < walls.num_faces(); ++b) {
-      const std::size_t e = walls.element_face(b) / 4;
-      const auto f = static_cast<std::size_t>(walls.element_face(b) % 4);
+      const auto [e, face] = walls.face(b);
+      const auto f = static_cast<std::size_t>(face);
       for (std::size_t j = 0; j < nfp; ++j) {
         if (!(walls.temperature(b, j) > 0)) continue;
         hot.push_back(b * nfp + j);
