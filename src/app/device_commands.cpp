@@ -5,7 +5,7 @@
 #include "device/device_line_sum.hpp"
 #include "gas/lbl.hpp"
 #include "gas/voigt.hpp"
-#include "gas/yaml_options.hpp"
+#include "io/yaml_map.hpp"
 
 #include "backend/device_data.hpp"
 #include "common/error.hpp"
@@ -113,7 +113,7 @@ void with_case_medium(const io::CaseSpec& cs, const std::function<void(const tra
 // the cut-off and the Voigt constants) as a line-sum dump.
 void write_line_sum(const io::CaseSpec& cs, const std::string& case_file, const std::string& out, bool quiet, const problem::Medium& medium) {
   if (medium.gas.empty()) throw InputError(fmt::format("{}: --line-sum: the medium has no gas states", case_file));
-  gas::YamlMap section(*cs.model, "model", cs.file.string());
+  io::YamlMap section(*cs.model, "model", cs.file.string());
   auto model = gas::make_model(section, {}, medium.gas);
   if (!model.lbl) throw InputError(fmt::format("{}: --line-sum needs model type lbl, not {}", section.where("type"), model.type));
   const auto hottest = std::max_element(medium.gas.begin(), medium.gas.end(),

@@ -3,7 +3,7 @@
 #include "device/device_line_sum.hpp"
 #include "gas/lbl.hpp"
 #include "gas/voigt.hpp"
-#include "gas/yaml_options.hpp"
+#include "io/yaml_map.hpp"
 
 #include "backend/device_data.hpp"
 #include "common/error.hpp"

@@ -219,7 +219,7 @@ nlohmann::json soot_summary(const gas::LoadedModel& model, const problem::Medium
 // states: what the model will see (its default species are those present in them).
 gas::LoadedModel load_gas_model(Setup& s, std::span<const gas::GasState> states) {
   gas::LoadedModel model;
-  gas::YamlMap section(*s.cs.model, "model", s.cs.file.string());
+  io::YamlMap section(*s.cs.model, "model", s.cs.file.string());
   model = gas::make_model(section, {}, states);
   if (!model.spectral)
     throw InputError(fmt::format("{}: model type '{}' is a transmissivity model, usable only by the 1-D slab solver; in 3-D use "

@@ -19,7 +19,7 @@ namespace dgrte::gas {
 
 namespace {
 
-bool read_strict(YamlMap& o) {
+bool read_strict(io::YamlMap& o) {
   const auto v = o.get_string("out_of_range", "clamp");
   if (v != "clamp" && v != "error")
     throw InputError(fmt::format("{}: '{}' is not allowed; use clamp (warn and clamp temperatures to the model's range) or "
@@ -28,7 +28,7 @@ bool read_strict(YamlMap& o) {
 }
 
 // Default: the species present somewhere in the medium (all three when the medium is unknown).
-std::vector<int> read_species(YamlMap& o, std::span<const GasState> medium) {
+std::vector<int> read_species(io::YamlMap& o, std::span<const GasState> medium) {
   std::vector<int> sp;
   if (!o.has("species")) {
     if (medium.empty()) return {kH2O, kCO2, kCO};
@@ -56,20 +56,20 @@ std::vector<int> read_species(YamlMap& o, std::span<const GasState> medium) {
   return sp;
 }
 
-LoadedModel make_gray(YamlMap& o, const ModelContext&) {
+LoadedModel make_gray(io::YamlMap& o, const ModelContext&) {
   LoadedModel m;
   const auto text = o.get_scalar_text("kappa", "1.0");
   m.spectral = std::make_unique<GrayModel>(text, o.key_path("kappa"));
   return m;
 }
 
-LoadedModel make_planck(YamlMap& o, const ModelContext&) {
+LoadedModel make_planck(io::YamlMap& o, const ModelContext&) {
   LoadedModel m;
   m.spectral = std::make_unique<PlanckMeanModel>(read_strict(o));
   return m;
 }
 
-LoadedModel make_wsgg(YamlMap& o, const ModelContext& ctx) {
+LoadedModel make_wsgg(io::YamlMap& o, const ModelContext& ctx) {
   const auto& dir = ctx.gasdata;
   LoadedModel m;
   const auto c = o.get_string("correlation", "bordbar2014");
@@ -86,7 +86,7 @@ LoadedModel make_wsgg(YamlMap& o, const ModelContext& ctx) {
   return m;
 }
 
-LoadedModel make_snbck(YamlMap& o, const ModelContext& ctx) {
+LoadedModel make_snbck(io::YamlMap& o, const ModelContext& ctx) {
   const auto& dir = ctx.gasdata;
   LoadedModel m;
   SnbckOptions opt;
@@ -100,7 +100,7 @@ LoadedModel make_snbck(YamlMap& o, const ModelContext& ctx) {
   return m;
 }
 
-LoadedModel make_snb(YamlMap& o, const ModelContext& ctx) {
+LoadedModel make_snb(io::YamlMap& o, const ModelContext& ctx) {
   const auto& dir = ctx.gasdata;
   LoadedModel m;
   const auto set = parse_snb_dataset(o.get_string("dataset", "riviere2012"), o.key_path("dataset"));
@@ -114,7 +114,7 @@ LoadedModel make_snb(YamlMap& o, const ModelContext& ctx) {
 
 // slw / rcslw: gray_gases (20), c_min, c_max [m^2/mol], albdf (auto | table | correlation),
 // reference {T, P, x_h2o, x_co2, x_co} (default: the average of the medium, chosen in prepare()).
-SlwOptions read_slw_options(YamlMap& o) {
+SlwOptions read_slw_options(io::YamlMap& o) {
   SlwOptions opt;
   opt.n_gray = o.get_int("gray_gases", 20);
   if (opt.n_gray < 1 || opt.n_gray > 1000)
@@ -146,7 +146,7 @@ SlwOptions read_slw_options(YamlMap& o) {
 }
 
 template <class Model>
-LoadedModel make_slw_family(YamlMap& o, const ModelContext& ctx) {
+LoadedModel make_slw_family(io::YamlMap& o, const ModelContext& ctx) {
   LoadedModel m;
   const auto opt = read_slw_options(o);
   auto albdf = std::make_shared<const Albdf>(Albdf::load_default(ctx.gasdata.string(), opt.source));
@@ -157,7 +157,7 @@ LoadedModel make_slw_family(YamlMap& o, const ModelContext& ctx) {
 // lbl: par_files (required: a file or a list; HITEMP/HITRAN .par), nu_min (50), nu_max (10000), dnu (0.01) [cm^-1],
 // wing_cutoff (25 cm^-1), min_intensity (0), pressure_shift (true), reduction (every | kdistribution),
 // band_width (25 cm^-1) and gauss_points (16) for kdistribution.
-LoadedModel make_lbl(YamlMap& o, const ModelContext& ctx) {
+LoadedModel make_lbl(io::YamlMap& o, const ModelContext& ctx) {
   LblModelConfig cfg;
   const auto key = o.key_path("par_files");
   const char* where =
@@ -250,7 +250,7 @@ std::vector<std::pair<std::string, std::string>> model_types() {
   return v;
 }
 
-LoadedModel make_model(YamlMap& section, const std::string& gasdata_override, std::span<const GasState> medium) {
+LoadedModel make_model(io::YamlMap& section, const std::string& gasdata_override, std::span<const GasState> medium) {
   const auto type = section.get_string("type", "snbck");
   ModelFactory f;
   {
@@ -310,7 +310,7 @@ LoadedModel make_model(const std::string& type, const std::vector<std::string>& 
       throw InputError(fmt::format("--model-option '{}': cannot parse the value: {}", kv, e.what()));
     }
   }
-  YamlMap m(n, "model");
+  io::YamlMap m(n, "model");
   return make_model(m, gasdata_override, medium);
 }
 

@@ -13,7 +13,7 @@
 #include "gas/snb.hpp"
 #include "gas/soot.hpp"
 #include "gas/spectral_model.hpp"
-#include "gas/yaml_options.hpp"
+#include "io/yaml_map.hpp"
 
 namespace dgrte::gas {
 
@@ -41,7 +41,7 @@ struct ModelContext {
 };
 // A factory reads its options from `opts` (it must read or allow() every key it accepts; the
 // caller reports the rest as unknown).
-using ModelFactory = std::function<LoadedModel(YamlMap& opts, const ModelContext& context)>;
+using ModelFactory = std::function<LoadedModel(io::YamlMap& opts, const ModelContext& context)>;
 // Adds or replaces a model type.
 void register_model_type(const std::string& type, ModelFactory factory, std::string description = {});
 // The registered types with their one-line descriptions.
@@ -50,7 +50,7 @@ std::vector<std::pair<std::string, std::string>> model_types();
 // `section` is the model map (key path e.g. "model"); `gasdata_override` empty = default search.
 // `medium` (optional): the states the model will see; soot is added when one of them holds soot
 // (soot_fv > 0) or the section has a `soot:` block {refractive_index, gray_gases}.
-LoadedModel make_model(YamlMap& section, const std::string& gasdata_override = {},
+LoadedModel make_model(io::YamlMap& section, const std::string& gasdata_override = {},
                        std::span<const GasState> medium = {});
 // CLI form: type and key=value options (values parsed as YAML scalars / flow lists).
 LoadedModel make_model(const std::string& type, const std::vector<std::string>& key_values,

@@ -102,7 +102,7 @@ void GraySlab::solve(std::span<const double> kappa, std::span<const double> ib, 
 SlabCase parse_slab_case(const YAML::Node& root, const std::string& file) {
   SlabCase c;
   c.file = file;
-  YamlMap top(root, "", file);
+  io::YamlMap top(root, "", file);
   auto s = top.sub("slab");
   if (!top.has("slab")) throw InputError(fmt::format("{}: the case needs a 'slab:' section", file));
   c.length = s.get_double("length", 1.0);
@@ -454,7 +454,7 @@ void solve_snb(const SlabCase& c, const SnbModel& snb, const std::optional<SootO
 
 SlabResult solve_slab(const SlabCase& c) {
   const double t0 = now();
-  YamlMap msec(c.model, "model", c.file);
+  io::YamlMap msec(c.model, "model", c.file);
   const auto prof = fine_profiles(c);
   auto model = make_model(msec, c.gasdata, prof.states);
   SlabResult r;

@@ -1,13 +1,14 @@
 #pragma once
-// Strict reading of a YAML mapping: every read names its key path in errors; keys that were never
-// read are reported by finish() as unknown (with the list of allowed keys).
+// Strict reading of a YAML mapping (the gas models' `model:` section, the slab solver's files):
+// every read names its key path in errors; keys that were never read are reported by finish() as
+// unknown (with the list of allowed keys).
 #include <yaml-cpp/yaml.h>
 
 #include <set>
 #include <string>
 #include <vector>
 
-namespace dgrte::gas {
+namespace dgrte::io {
 
 class YamlMap {
  public:
@@ -45,4 +46,4 @@ class YamlMap {
   std::set<std::string> known_;
 };
 
-}  // namespace dgrte::gas
+}  // namespace dgrte::io

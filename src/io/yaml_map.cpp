@@ -1,10 +1,10 @@
-#include "gas/yaml_options.hpp"
+#include "io/yaml_map.hpp"
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
 
-namespace dgrte::gas {
+namespace dgrte::io {
 
 YamlMap::YamlMap(const YAML::Node& node, std::string path, std::string file)
     : node_(node), path_(std::move(path)), file_(std::move(file)) {
@@ -107,4 +107,4 @@ void YamlMap::finish() const {
   }
 }
 
-}  // namespace dgrte::gas
+}  // namespace dgrte::io
