@@ -191,7 +191,7 @@ class TransportSweep {
     const std::size_t nm = solved_dofs() * rank();
     accumulate_moments(problem(), members, fields, x.subspan(0, nm), &out);
     for (std::size_t m = 0; m < quad_.size(); ++m) walls_.record(static_cast<int>(m), intensities[m], x.subspan(nm, walls_.state_size()));
-    if (ghost_inflow_) {  // distributed sweeps: the ghosts' values of every ordinate (CpuOrdinates' layout)
+    if (ghost_inflow()) {  // distributed sweeps: the ghosts' values of every ordinate (CpuOrdinates' layout)
       const std::size_t np = static_cast<std::size_t>(disc_.num_nodes()), stride = quad_.size() * np;
       const auto ghosts_in = x.subspan(nm + walls_.state_size());
       for (std::size_t g = 0; g < disc_.num_elements() - solved_; ++g)
@@ -202,6 +202,9 @@ class TransportSweep {
   }
 
  private:
+  // Distributed sweeps: the partition faces' inflow is part of x.
+  bool ghost_inflow() const { return setup_ && setup_->boundary; }
+
   GrayProblem problem() const {
     return GrayProblem{.disc = disc_, .quad = quad_, .medium = medium_, .walls = walls_, .beams = beams_, .plans = plans_,
                        .solved = solved_, .distributed = setup_};
@@ -248,8 +251,7 @@ class TransportSweep {
       own_setup_ = std::make_unique<DistributedSetup>(local, disc_, quad_, walls_, opt_);
       setup_ = own_setup_.get();
     }
-    ghost_inflow_ = setup_->boundary != nullptr;
-    if ((opt_.inner == io::InnerMethod::sweep) != ghost_inflow_)
+    if ((opt_.inner == io::InnerMethod::sweep) != ghost_inflow())
       throw std::logic_error("GrayOptions::distributed_setup: made for another inner solver");
     groups_ = &setup_->groups;
   }
@@ -273,7 +275,6 @@ class TransportSweep {
   const std::vector<std::vector<int>>* groups_;  // the walls' reflection groups, or the ranks' merged ones
   std::unique_ptr<DistributedSetup> own_setup_;  // unless GrayOptions::distributed_setup
   const DistributedSetup* setup_ = nullptr;      // distributed: own_setup_ or GrayOptions::distributed_setup
-  bool ghost_inflow_ = false;                    // distributed sweeps: partition-face inflow in x
 };
 
 }  // namespace
